@@ -1,0 +1,7 @@
+// corral's foundation: error values, owned file descriptors, logging.
+// The one public header of base/; every other folder may include it.
+#pragma once
+
+#include "base/log.h"
+#include "base/result.h"
+#include "base/unique_fd.h"

@@ -1,0 +1,19 @@
+#include "base/log.h"
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+
+#include <cstdlib>
+#include <string>
+
+namespace corral::log {
+
+void InitLogging(std::string_view default_level) {
+  auto logger = spdlog::stderr_color_mt("corral");
+  logger->set_pattern("corral: %^%l%$: %v");
+  const char* env = std::getenv("CORRAL_LOG");
+  std::string level = env && *env ? env : std::string(default_level);
+  logger->set_level(spdlog::level::from_str(level));
+  spdlog::set_default_logger(logger);
+}
+
+}  // namespace corral::log

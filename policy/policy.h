@@ -1,0 +1,163 @@
+// policy/: the user's settings (one key table, YAML/JSON file, environment,
+// flags) and the deny-list matcher over shell command lines.
+// The one public header of policy/.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/base.h"
+
+namespace corral::policy {
+
+// ---------------------------------------------------------------- settings
+
+enum class Level { kAlways, kUnattended, kOff };
+enum class Undetermined { kDeny, kAllow };
+enum class DangerousAction { kOff, kWarn, kDenyUnattended };
+
+enum class Origin { kDefault, kFile, kEnvironment, kFlag };
+std::string_view OriginName(Origin origin);
+
+// One key's resolved value and where it came from ("config.yaml:3:8",
+// "CORRAL_LEVEL", "--level"), for `corral config show`.
+struct Setting {
+  nlohmann::json value;
+  Origin origin = Origin::kDefault;
+  std::string where;
+};
+
+enum class KeyType { kString, kEnum, kStringList, kBool, kInt };
+
+// A row of the one table that defines every configuration key.
+struct KeySpec {
+  std::string_view name;  // dotted path, e.g. "dangerous.action"
+  KeyType type;
+  std::string_view default_json;  // JSON text of the default value
+  std::string_view env;           // environment variable, "" when none
+  std::string_view help;          // one line
+  std::vector<std::string_view> choices;  // for kEnum
+};
+const std::vector<KeySpec>& Keys();
+
+struct NetworkPolicy {
+  std::vector<std::string> allowed_domains;
+  std::vector<std::string> denied_domains;
+  std::vector<std::string> allow_addresses;  // IPs or CIDRs
+  int connect_timeout_seconds = 10;
+  int idle_timeout_seconds = 600;
+  int max_tunnels = 4096;
+};
+
+struct SeccompPolicy {
+  bool allow_ptrace = false;
+  std::vector<std::string> allow;  // syscall names the user opens up
+  std::vector<std::string> deny;   // syscall names the user closes
+};
+
+// The user's policy: immutable once loaded and validated.
+struct Policy {
+  Level level = Level::kUnattended;
+  std::vector<std::string> deny_unattended;
+  Undetermined undetermined = Undetermined::kDeny;
+  DangerousAction dangerous_action = DangerousAction::kWarn;
+  NetworkPolicy network;
+  SeccompPolicy seccomp;
+
+  std::string config_path;                  // the file read, "" when none
+  std::map<std::string, Setting> settings;  // every key, with its origin
+};
+
+struct LoadOptions {
+  // --config; when empty, CORRAL_CONFIG, then $XDG_CONFIG_HOME/corral/config.yaml
+  // (or ~/.config/corral/config.yaml). A missing default file is fine; a
+  // missing named file is an error.
+  std::string config_path;
+  // Flag overrides, highest precedence: key -> value text and the flag's name.
+  struct Override {
+    std::string key;
+    std::string value;
+    std::string flag;
+  };
+  std::vector<Override> overrides;
+  // Environment lookup; tests inject a fake. Defaults to std::getenv.
+  std::function<const char*(const char*)> getenv;
+};
+
+Result<Policy> Load(const LoadOptions& options);
+
+// The built-in deny list (DESIGN.md "The deny list").
+const std::vector<std::string>& DefaultDenyList();
+
+// Reads a deny-list file: one entry per line, blank lines and lines starting
+// with '#' ignored.
+Result<std::vector<std::string>> ReadDenyListFile(const std::string& path);
+
+// ---------------------------------------------------------------- matcher
+
+// A word of the input that took part in a match, as the shell sees it after
+// quote removal, with its byte range in the original command text.
+struct MatchedWord {
+  std::string text;
+  std::size_t offset = 0;
+  std::size_t length = 0;
+};
+
+enum class Finding {
+  kNone,          // nothing on the list
+  kListed,        // a deny-list entry matched
+  kUndetermined,  // a program could not be known before running (or a limit hit)
+};
+
+struct DangerousMatch {
+  std::string category;     // e.g. "recursive-remove", "pipe-to-shell"
+  std::string description;  // one line, for people
+};
+
+struct MatchResult {
+  Finding finding = Finding::kNone;
+  std::string entry;               // the list line that matched (kListed)
+  std::vector<MatchedWord> words;  // words that matched it, in order
+  std::string reason;              // why: listed / undetermined, in words
+  std::optional<DangerousMatch> dangerous;
+};
+
+// A compiled deny list. Thread-safe to share; Check never throws, crashes or
+// takes super-linear time, and fails closed (kUndetermined) past its limits.
+class Matcher {
+ public:
+  // Entries are deny-list lines ("git push --force"); an empty line or one
+  // that is not a plain list of words is an error naming it.
+  static Result<Matcher> Create(const std::vector<std::string>& entries);
+
+  MatchResult Check(std::string_view command) const;
+  bool empty() const;
+
+  Matcher(Matcher&&) noexcept;
+  Matcher& operator=(Matcher&&) noexcept;
+  ~Matcher();
+
+ private:
+  struct Impl;
+  explicit Matcher(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The verdict while nobody is watching, from a match and the policy's
+// `undetermined` and `dangerous.action`.
+enum class Decision { kAllow, kDeny };
+struct Verdict {
+  Decision decision = Decision::kAllow;
+  std::string message;  // for the agent when refused
+};
+Verdict DecideUnattended(const MatchResult& match, const Policy& policy, bool list_empty);
+
+}  // namespace corral::policy
