@@ -1,0 +1,43 @@
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace corral {
+
+// Levenshtein distance, for "did you mean" suggestions.
+inline std::size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// The candidate nearest to `typed` when it is a likely typo (distance under
+// about a third of its length, at most 3 edits), else "".
+template <class Range>
+std::string Nearest(std::string_view typed, const Range& candidates) {
+  std::string best;
+  std::size_t limit = std::clamp<std::size_t>(typed.size() / 3 + 2, 2, 4);
+  for (const auto& candidate : candidates) {
+    std::size_t d = EditDistance(typed, candidate);
+    if (d < limit) {
+      limit = d;
+      best = std::string(candidate);
+    }
+  }
+  return best;
+}
+
+}  // namespace corral

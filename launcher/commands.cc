@@ -1,0 +1,16 @@
+// The subcommand table: one row per command, each implemented in cmd_*.cc.
+#include "launcher/cli.h"
+#include "launcher/commands.h"
+
+namespace corral::cli {
+
+const std::vector<Command>& Commands() {
+  static const std::vector<Command> kCommands = {
+      {"check", "Decide whether a shell command line may run while nobody is watching",
+       AddCheckCommand},
+      {"config", "Show or validate the configuration", AddConfigCommand},
+  };
+  return kCommands;
+}
+
+}  // namespace corral::cli

@@ -1,0 +1,11 @@
+// One registration function per subcommand (cmd_<name>.cc).
+#pragma once
+
+#include "launcher/cli.h"
+
+namespace corral::cli {
+
+void AddCheckCommand(CLI::App& app, Globals& globals);
+void AddConfigCommand(CLI::App& app, Globals& globals);
+
+}  // namespace corral::cli

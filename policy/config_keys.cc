@@ -1,0 +1,68 @@
+// The one table that defines every configuration key: its type, default,
+// environment variable and help. Later features add rows here.
+#include "policy/policy.h"
+
+namespace corral::policy {
+
+std::string_view OriginName(Origin origin) {
+  switch (origin) {
+    case Origin::kDefault: return "default";
+    case Origin::kFile: return "file";
+    case Origin::kEnvironment: return "environment";
+    case Origin::kFlag: return "flag";
+  }
+  return "?";
+}
+
+const std::vector<std::string>& DefaultDenyList() {
+  static const std::vector<std::string> kList = {
+      "aws",    "gcloud", "az",      "railway", "fly",       "flyctl",          "kubectl",
+      "terraform", "pulumi", "psql", "mysql",   "mongosh",   "redis-cli",       "git push --force",
+      "git push -f"};
+  return kList;
+}
+
+const std::vector<KeySpec>& Keys() {
+  using K = KeyType;
+  static const std::vector<KeySpec> kKeys = {
+      {"level", K::kEnum, R"("unattended")", "CORRAL_LEVEL",
+       "When sessions are boxed: always, unattended (headless or nobody watching), off",
+       {"always", "unattended", "off"}},
+      {"deny_unattended", K::kStringList,
+       R"(["aws","gcloud","az","railway","fly","flyctl","kubectl","terraform","pulumi","psql",)"
+       R"("mysql","mongosh","redis-cli","git push --force","git push -f"])",
+       "CORRAL_DENY_UNATTENDED",
+       "Commands refused while nobody is watching, one per entry (env: comma-separated)", {}},
+      {"undetermined", K::kEnum, R"("deny")", "CORRAL_UNDETERMINED",
+       "A command whose program cannot be known before it runs: deny or allow (while unattended)",
+       {"deny", "allow"}},
+      {"dangerous.action", K::kEnum, R"("warn")", "CORRAL_DANGEROUS_ACTION",
+       "Dangerous patterns (rm -rf, curl | sh, ...): off, warn, deny-unattended",
+       {"off", "warn", "deny-unattended"}},
+      {"network.allowed_domains", K::kStringList,
+       R"(["registry.npmjs.org","registry.yarnpkg.com","registry.npmjs.com","pypi.org",)"
+       R"("files.pythonhosted.org","crates.io","index.crates.io","static.crates.io",)"
+       R"("proxy.golang.org","sum.golang.org","rubygems.org","index.rubygems.org"])",
+       "CORRAL_ALLOWED_DOMAINS",
+       "Hosts the box may reach through the proxy (name, *.name, optional :port)", {}},
+      {"network.denied_domains", K::kStringList, "[]", "CORRAL_DENIED_DOMAINS",
+       "Hosts always refused, even when an allowed entry covers them", {}},
+      {"network.allow_addresses", K::kStringList, "[]", "CORRAL_ALLOW_ADDRESSES",
+       "IP addresses or CIDR ranges the proxy may dial although private or local", {}},
+      {"network.connect_timeout_seconds", K::kInt, "10", "",
+       "Seconds the proxy waits for an upstream connection", {}},
+      {"network.idle_timeout_seconds", K::kInt, "600", "",
+       "Seconds a tunnel may stay silent before the proxy closes it", {}},
+      {"network.max_tunnels", K::kInt, "4096", "",
+       "Most concurrent tunnels the proxy keeps open; more get 429", {}},
+      {"seccomp.allow_ptrace", K::kBool, "false", "CORRAL_SECCOMP_ALLOW_PTRACE",
+       "Allow ptrace in the box (debuggers, strace)", {}},
+      {"seccomp.allow", K::kStringList, "[]", "",
+       "System calls to allow although the default profile refuses them", {}},
+      {"seccomp.deny", K::kStringList, "[]", "",
+       "System calls to refuse (EPERM) in addition to the default profile", {}},
+  };
+  return kKeys;
+}
+
+}  // namespace corral::policy

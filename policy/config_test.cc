@@ -1,0 +1,223 @@
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "policy/policy.h"
+
+namespace corral::policy {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ConfigTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("corral-config-test-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string Write(const std::string& name, const std::string& text) {
+    fs::path path = dir_ / name;
+    std::ofstream(path) << text;
+    return path.string();
+  }
+
+  LoadOptions Options(const std::string& path = "") {
+    LoadOptions options;
+    options.config_path = path;
+    options.getenv = [this](const char* name) -> const char* {
+      auto it = env_.find(name);
+      return it == env_.end() ? nullptr : it->second.c_str();
+    };
+    return options;
+  }
+
+  fs::path dir_;
+  std::map<std::string, std::string> env_;
+};
+
+TEST_F(ConfigTest, DefaultsWhenNoFile) {
+  env_["XDG_CONFIG_HOME"] = (dir_ / "nowhere").string();
+  auto policy = Load(Options());
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->level, Level::kUnattended);
+  EXPECT_EQ(policy->deny_unattended, DefaultDenyList());
+  EXPECT_EQ(policy->undetermined, Undetermined::kDeny);
+  EXPECT_EQ(policy->dangerous_action, DangerousAction::kWarn);
+  EXPECT_TRUE(policy->config_path.empty());
+  EXPECT_EQ(policy->settings.at("level").origin, Origin::kDefault);
+}
+
+TEST_F(ConfigTest, EveryKeyHasValidDefaultAndHelp) {
+  for (const KeySpec& key : Keys()) {
+    auto parsed = nlohmann::json::parse(key.default_json, nullptr, false);
+    EXPECT_FALSE(parsed.is_discarded()) << key.name;
+    EXPECT_FALSE(key.help.empty()) << key.name;
+    if (key.type == KeyType::kEnum) {
+      EXPECT_NE(std::find(key.choices.begin(), key.choices.end(), parsed.get<std::string>()),
+                key.choices.end())
+          << key.name;
+    }
+  }
+}
+
+TEST_F(ConfigTest, ReadsXdgConfigFile) {
+  fs::create_directories(dir_ / "corral");
+  Write("corral/config.yaml", "level: always\ndangerous:\n  action: deny-unattended\n");
+  env_["XDG_CONFIG_HOME"] = dir_.string();
+  auto policy = Load(Options());
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->level, Level::kAlways);
+  EXPECT_EQ(policy->dangerous_action, DangerousAction::kDenyUnattended);
+  EXPECT_EQ(policy->settings.at("level").origin, Origin::kFile);
+  EXPECT_EQ(policy->settings.at("level").where, (dir_ / "corral/config.yaml").string() + ":1:1");
+}
+
+TEST_F(ConfigTest, AcceptsJson) {
+  auto path = Write("c.json", R"({"level": "off", "deny_unattended": ["aws", "git push -f"]})");
+  auto policy = Load(Options(path));
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->level, Level::kOff);
+  EXPECT_EQ(policy->deny_unattended, (std::vector<std::string>{"aws", "git push -f"}));
+}
+
+TEST_F(ConfigTest, PrecedenceDefaultsFileEnvironmentFlags) {
+  auto path = Write("c.yaml", "level: always\nundetermined: allow\n");
+  env_["CORRAL_LEVEL"] = "off";
+  auto options = Options(path);
+  auto policy = Load(options);
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->level, Level::kOff);
+  EXPECT_EQ(policy->settings.at("level").origin, Origin::kEnvironment);
+  EXPECT_EQ(policy->undetermined, Undetermined::kAllow);
+
+  options.overrides.push_back({"level", "unattended", "--set"});
+  policy = Load(options);
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->level, Level::kUnattended);
+  EXPECT_EQ(policy->settings.at("level").origin, Origin::kFlag);
+}
+
+TEST_F(ConfigTest, CorralConfigVariableNamesTheFile) {
+  env_["CORRAL_CONFIG"] = Write("named.yaml", "level: off\n");
+  auto policy = Load(Options());
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->level, Level::kOff);
+}
+
+TEST_F(ConfigTest, EnvironmentListIsCommaSeparatedOrJson) {
+  env_["XDG_CONFIG_HOME"] = dir_.string();
+  env_["CORRAL_DENY_UNATTENDED"] = "aws, git push --force ,,kubectl";
+  auto policy = Load(Options());
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->deny_unattended,
+            (std::vector<std::string>{"aws", "git push --force", "kubectl"}));
+  env_["CORRAL_DENY_UNATTENDED"] = R"(["a, b"])";
+  policy = Load(Options());
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->deny_unattended, (std::vector<std::string>{"a, b"}));
+}
+
+TEST_F(ConfigTest, UnknownKeyNamesFileLineColumnAndSuggests) {
+  auto path = Write("c.yaml", "level: always\ndangerous:\n  acton: warn\n");
+  auto policy = Load(Options(path));
+  ASSERT_FALSE(policy.ok());
+  EXPECT_EQ(policy.error().message,
+            path + ":3:3: unknown key 'dangerous.acton' (did you mean 'dangerous.action'?)");
+}
+
+TEST_F(ConfigTest, WrongTypeNamesPosition) {
+  auto path = Write("c.yaml", "\ndeny_unattended: aws\n");
+  auto policy = Load(Options(path));
+  ASSERT_FALSE(policy.ok());
+  EXPECT_EQ(policy.error().message, path + ":2:18: deny_unattended: expected a list of strings");
+}
+
+TEST_F(ConfigTest, BadEnumValueListsChoices) {
+  auto path = Write("c.yaml", "level: sometimes\n");
+  auto policy = Load(Options(path));
+  ASSERT_FALSE(policy.ok());
+  EXPECT_EQ(policy.error().message,
+            path + ":1:8: level: 'sometimes' is not one of always, unattended, off");
+}
+
+TEST_F(ConfigTest, MalformedYamlNamesPosition) {
+  auto path = Write("c.yaml", "level: always\ndeny_unattended: [aws, kubectl\n");
+  auto policy = Load(Options(path));
+  ASSERT_FALSE(policy.ok());
+  EXPECT_TRUE(policy.error().message.starts_with(path + ":")) << policy.error().message;
+  EXPECT_NE(policy.error().message.find("fix the YAML syntax"), std::string::npos);
+}
+
+TEST_F(ConfigTest, DuplicateKeyIsAnError) {
+  auto path = Write("c.yaml", "level: always\nlevel: off\n");
+  auto policy = Load(Options(path));
+  ASSERT_FALSE(policy.ok());
+  EXPECT_EQ(policy.error().message, path + ":2:1: key 'level' appears twice; keep one");
+}
+
+TEST_F(ConfigTest, TopLevelMustBeMapping) {
+  auto path = Write("c.yaml", "- aws\n");
+  auto policy = Load(Options(path));
+  ASSERT_FALSE(policy.ok());
+  EXPECT_NE(policy.error().message.find("must be a mapping"), std::string::npos);
+}
+
+TEST_F(ConfigTest, SectionMustBeMapping) {
+  auto path = Write("c.yaml", "network: yes\n");
+  auto policy = Load(Options(path));
+  ASSERT_FALSE(policy.ok());
+  EXPECT_EQ(policy.error().message,
+            path + ":1:10: network: expected a mapping of network.* keys");
+}
+
+TEST_F(ConfigTest, MissingNamedFileIsAnError) {
+  auto policy = Load(Options((dir_ / "absent.yaml").string()));
+  ASSERT_FALSE(policy.ok());
+  EXPECT_NE(policy.error().message.find("does not exist"), std::string::npos);
+}
+
+TEST_F(ConfigTest, BadEnvironmentValueNamesVariable) {
+  env_["XDG_CONFIG_HOME"] = dir_.string();
+  env_["CORRAL_UNDETERMINED"] = "maybe";
+  auto policy = Load(Options());
+  ASSERT_FALSE(policy.ok());
+  EXPECT_EQ(policy.error().message, "CORRAL_UNDETERMINED: 'maybe' is not one of deny, allow");
+}
+
+TEST_F(ConfigTest, UnknownOverrideKeyIsAnError) {
+  env_["XDG_CONFIG_HOME"] = dir_.string();
+  auto options = Options();
+  options.overrides.push_back({"levle", "off", "--set"});
+  auto policy = Load(options);
+  ASSERT_FALSE(policy.ok());
+  EXPECT_EQ(policy.error().message, "--set: unknown key 'levle' (did you mean 'level'?)");
+}
+
+TEST_F(ConfigTest, IntAndBoolKeys) {
+  auto path = Write("c.yaml",
+                    "network:\n  max_tunnels: 12\nseccomp:\n  allow_ptrace: true\n");
+  auto policy = Load(Options(path));
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->network.max_tunnels, 12);
+  EXPECT_TRUE(policy->seccomp.allow_ptrace);
+  path = Write("d.yaml", "network:\n  max_tunnels: lots\n");
+  policy = Load(Options(path));
+  ASSERT_FALSE(policy.ok());
+  EXPECT_NE(policy.error().message.find("not a whole number"), std::string::npos);
+}
+
+TEST_F(ConfigTest, DenyListFileSkipsCommentsAndBlankLines) {
+  auto path = Write("list.txt", "# mine\naws\n\n  git push --force  \n#kubectl\n");
+  auto entries = ReadDenyListFile(path);
+  ASSERT_TRUE(entries.ok());
+  EXPECT_EQ(*entries, (std::vector<std::string>{"aws", "git push --force"}));
+  EXPECT_FALSE(ReadDenyListFile((dir_ / "none.txt").string()).ok());
+}
+
+}  // namespace
+}  // namespace corral::policy

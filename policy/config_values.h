@@ -1,0 +1,25 @@
+// Turning text and YAML nodes into typed setting values. Private to policy/.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+
+#include "policy/policy.h"
+
+namespace corral::policy {
+
+// "file:line:col" for a YAML node (yaml-cpp marks are 0-based).
+std::string Where(const std::string& file, const YAML::Mark& mark);
+
+// A YAML node as the key's type; the error says what was expected.
+Result<nlohmann::json> ValueFromYaml(const KeySpec& key, const YAML::Node& node);
+
+// Text from the environment or a flag as the key's type. Lists are
+// comma-separated, or a JSON array.
+Result<nlohmann::json> ValueFromText(const KeySpec& key, const std::string& text);
+
+// The key named `name`, or nullptr.
+const KeySpec* FindKey(std::string_view name);
+
+}  // namespace corral::policy

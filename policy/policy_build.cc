@@ -1,0 +1,63 @@
+#include "policy/policy_build.h"
+
+namespace corral::policy {
+namespace {
+
+class Reader {
+ public:
+  explicit Reader(const std::map<std::string, Setting>& settings) : settings_(settings) {}
+
+  std::string String(const std::string& key) const { return At(key).get<std::string>(); }
+  bool Bool(const std::string& key) const { return At(key).get<bool>(); }
+  int Int(const std::string& key) const { return At(key).get<int>(); }
+  std::vector<std::string> List(const std::string& key) const {
+    return At(key).get<std::vector<std::string>>();
+  }
+
+ private:
+  const nlohmann::json& At(const std::string& key) const { return settings_.at(key).value; }
+  const std::map<std::string, Setting>& settings_;
+};
+
+Level ParseLevel(const std::string& s) {
+  if (s == "always") return Level::kAlways;
+  if (s == "off") return Level::kOff;
+  return Level::kUnattended;
+}
+
+DangerousAction ParseDangerous(const std::string& s) {
+  if (s == "off") return DangerousAction::kOff;
+  if (s == "deny-unattended") return DangerousAction::kDenyUnattended;
+  return DangerousAction::kWarn;
+}
+
+}  // namespace
+
+Result<Policy> BuildPolicy(std::map<std::string, Setting> settings) {
+  Reader r(settings);
+  Policy p;
+  p.level = ParseLevel(r.String("level"));
+  p.deny_unattended = r.List("deny_unattended");
+  p.undetermined = r.String("undetermined") == "allow" ? Undetermined::kAllow : Undetermined::kDeny;
+  p.dangerous_action = ParseDangerous(r.String("dangerous.action"));
+
+  p.network.allowed_domains = r.List("network.allowed_domains");
+  p.network.denied_domains = r.List("network.denied_domains");
+  p.network.allow_addresses = r.List("network.allow_addresses");
+  p.network.connect_timeout_seconds = r.Int("network.connect_timeout_seconds");
+  p.network.idle_timeout_seconds = r.Int("network.idle_timeout_seconds");
+  p.network.max_tunnels = r.Int("network.max_tunnels");
+
+  p.seccomp.allow_ptrace = r.Bool("seccomp.allow_ptrace");
+  p.seccomp.allow = r.List("seccomp.allow");
+  p.seccomp.deny = r.List("seccomp.deny");
+
+  // The deny list must compile; say where the bad entry came from.
+  if (auto matcher = Matcher::Create(p.deny_unattended); !matcher) {
+    return matcher.error().Context("deny_unattended (" + settings.at("deny_unattended").where + ")");
+  }
+  p.settings = std::move(settings);
+  return p;
+}
+
+}  // namespace corral::policy
