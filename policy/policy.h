@@ -63,6 +63,18 @@ struct SeccompPolicy {
   std::vector<std::string> deny;   // syscall names the user closes
 };
 
+struct FilesystemPolicy {
+  std::vector<std::string> deny_read;       // globs, matched inside the project
+  std::vector<std::string> extra_writable;  // host paths
+  std::vector<std::string> extra_readonly;  // host paths
+};
+
+struct LimitsPolicy {
+  int pids = 1024;
+  std::string memory = "4g";  // "" for none
+  std::string cpus;           // "" for none
+};
+
 // The user's policy: immutable once loaded and validated.
 struct Policy {
   Level level = Level::kUnattended;
@@ -71,6 +83,11 @@ struct Policy {
   DangerousAction dangerous_action = DangerousAction::kWarn;
   NetworkPolicy network;
   SeccompPolicy seccomp;
+  FilesystemPolicy filesystem;
+  LimitsPolicy limits;
+  std::string image;
+  std::string engine;
+  std::vector<std::string> pass;  // variable names
 
   std::string config_path;                  // the file read, "" when none
   std::map<std::string, Setting> settings;  // every key, with its origin

@@ -52,6 +52,16 @@ Result<Policy> BuildPolicy(std::map<std::string, Setting> settings) {
   p.seccomp.allow = r.List("seccomp.allow");
   p.seccomp.deny = r.List("seccomp.deny");
 
+  p.filesystem.deny_read = r.List("filesystem.deny_read");
+  p.filesystem.extra_writable = r.List("filesystem.extra_writable");
+  p.filesystem.extra_readonly = r.List("filesystem.extra_readonly");
+  p.limits.pids = r.Int("limits.pids");
+  p.limits.memory = r.String("limits.memory");
+  p.limits.cpus = r.String("limits.cpus");
+  p.image = r.String("image");
+  p.engine = r.String("engine");
+  p.pass = r.List("pass");
+
   // The deny list must compile; say where the bad entry came from.
   if (auto matcher = Matcher::Create(p.deny_unattended); !matcher) {
     return matcher.error().Context("deny_unattended (" + settings.at("deny_unattended").where + ")");
