@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Black-box tests of the corral CLI surface: exit codes, output formats, config errors.
+
+Usage: cli_test.py CORRAL_BINARY
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+CORRAL = sys.argv.pop(1)
+
+
+class CliTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.home = self.tmp.name
+        self.env = {"PATH": os.environ.get("PATH", ""), "HOME": self.home,
+                    "XDG_CONFIG_HOME": self.home}
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_corral(self, *args, stdin=None, env=None):
+        return subprocess.run([CORRAL, *args], input=stdin, text=True, capture_output=True,
+                              env={**self.env, **(env or {})}, timeout=60)
+
+    def write(self, name, text):
+        path = os.path.join(self.home, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def test_check_exit_codes(self):
+        self.assertEqual(self.run_corral("check", "--", "aws s3 ls").returncode, 1)
+        self.assertEqual(self.run_corral("check", "--", "ls -la").returncode, 0)
+        self.assertEqual(self.run_corral("check").returncode, 2)
+        self.assertEqual(self.run_corral("check", "--bogus").returncode, 2)
+
+    def test_check_words_joined(self):
+        out = self.run_corral("check", "--json", "--", "git", "push", "origin", "--force")
+        self.assertEqual(out.returncode, 1)
+        verdict = json.loads(out.stdout)
+        self.assertEqual(verdict["entry"], "git push --force")
+        self.assertEqual([w["text"] for w in verdict["words"]], ["git", "push", "--force"])
+
+    def test_check_json_positions_point_into_input(self):
+        command = "echo hi && sudo -u ops kubectl get pods"
+        out = self.run_corral("check", "--json", "--", command)
+        verdict = json.loads(out.stdout)
+        self.assertEqual(verdict["decision"], "deny")
+        self.assertEqual(verdict["entry"], "kubectl")
+        word = verdict["words"][0]
+        self.assertEqual(command[word["offset"]:word["offset"] + word["length"]], "kubectl")
+        self.assertIn("may not run while nobody is watching", verdict["message"])
+
+    def test_check_human_output_names_entry(self):
+        out = self.run_corral("check", "--", "FOO=1 /usr/local/bin/aws s3 ls")
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("refused", out.stdout)
+        self.assertIn("entry:     aws", out.stdout)
+
+    def test_deny_list_file_replaces_list(self):
+        path = self.write("list.txt", "# mine\nnpm publish\n\n")
+        self.assertEqual(self.run_corral("check", "--deny-list", path, "--", "aws s3 ls").returncode, 0)
+        self.assertEqual(
+            self.run_corral("check", "--deny-list", path, "--", "npm --silent publish").returncode, 1)
+        self.assertEqual(self.run_corral("check", "--deny-list", path + ".missing", "--", "ls").returncode, 2)
+
+    def test_batch_keeps_order_and_reports_bad_lines(self):
+        lines = '{"command": "aws s3 ls"}\nnot json\n{"cmd": "x"}\n{"command": "ls"}\n'
+        out = self.run_corral("check", "--batch", "-", stdin=lines)
+        self.assertEqual(out.returncode, 0)
+        answers = [json.loads(l) for l in out.stdout.splitlines()]
+        self.assertEqual(len(answers), 4)
+        self.assertEqual(answers[0], {"decision": "deny", "entry": "aws", "dangerous": None,
+                                      "reason": answers[0]["reason"]})
+        self.assertIn("error", answers[1])
+        self.assertIn("error", answers[2])
+        self.assertEqual(answers[3]["decision"], "allow")
+        self.assertIsNone(answers[3]["entry"])
+
+    def test_batch_reports_dangerous_category(self):
+        out = self.run_corral("check", "--batch", "-", stdin='{"command": "rm -rf build"}\n')
+        answer = json.loads(out.stdout)
+        self.assertEqual(answer["decision"], "allow")  # dangerous.action defaults to warn
+        self.assertIsInstance(answer["dangerous"], str)
+        out = self.run_corral("--set", "dangerous.action=deny-unattended", "check", "--batch", "-",
+                              stdin='{"command": "rm -rf build"}\n')
+        self.assertEqual(json.loads(out.stdout)["decision"], "deny")
+
+    def test_undetermined_follows_setting(self):
+        self.assertEqual(self.run_corral("check", "--", "$CMD s3 ls").returncode, 1)
+        out = self.run_corral("check", "--", "$CMD s3 ls", env={"CORRAL_UNDETERMINED": "allow"})
+        self.assertEqual(out.returncode, 0)
+        empty = self.write("empty.txt", "# nothing\n")
+        self.assertEqual(self.run_corral("check", "--deny-list", empty, "--", "$CMD x").returncode, 0)
+
+    def test_user_entries_match_like_defaults(self):
+        self.write("corral/config.yaml", "deny_unattended:\n  - npm publish\n  - sudo\n")
+        self.assertEqual(self.run_corral("check", "--", "cd x && npm publish --tag beta").returncode, 1)
+        self.assertEqual(self.run_corral("check", "--", "sudo ls").returncode, 1)
+        self.assertEqual(self.run_corral("check", "--", "aws s3 ls").returncode, 0)
+
+    def test_config_check_and_show(self):
+        self.assertEqual(self.run_corral("config", "check").returncode, 0)
+        path = self.write("corral/config.yaml", "level: always\nundetermined: maybe\n")
+        out = self.run_corral("config", "check")
+        self.assertEqual(out.returncode, 1)
+        self.assertIn(f"{path}:2:15", out.stderr)
+        self.assertIn("not one of deny, allow", out.stderr)
+        # Every other command refuses to run on a broken config, and says why.
+        out = self.run_corral("check", "--", "ls")
+        self.assertEqual(out.returncode, 2)
+        self.assertIn(path, out.stderr)
+
+    def test_config_show_origins(self):
+        self.write("corral/config.yaml", "level: always\n")
+        out = self.run_corral("--set", "undetermined=allow", "config", "show", "--json",
+                              env={"CORRAL_DANGEROUS_ACTION": "off"})
+        self.assertEqual(out.returncode, 0, out.stderr)
+        shown = json.loads(out.stdout)
+        self.assertEqual(shown["level"]["origin"], "file")
+        self.assertEqual(shown["dangerous.action"]["origin"], "environment")
+        self.assertEqual(shown["undetermined"]["origin"], "flag")
+        self.assertEqual(shown["deny_unattended"]["origin"], "default")
+
+    def test_malformed_yaml_names_line(self):
+        path = self.write("bad.yaml", "level: always\n  deny_unattended: [\n")
+        out = self.run_corral("--config", path, "config", "check")
+        self.assertEqual(out.returncode, 1)
+        self.assertIn(path + ":", out.stderr)
+
+    def test_help_everywhere_and_typos(self):
+        for args in (["--help"], ["check", "--help"], ["config", "--help"], ["config", "show", "--help"]):
+            out = self.run_corral(*args)
+            self.assertEqual(out.returncode, 0, args)
+            self.assertIn("Usage", out.stdout)
+        out = self.run_corral("chek")
+        self.assertEqual(out.returncode, 2)
+        self.assertIn("corral check", out.stderr)
+
+
+unittest.main()
