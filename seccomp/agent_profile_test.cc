@@ -1,0 +1,104 @@
+#include <gtest/gtest.h>
+
+#include "seccomp/seccomp.h"
+
+namespace corral::seccomp {
+namespace {
+
+policy::SeccompPolicy User(std::vector<std::string> allow, std::vector<std::string> deny = {},
+                           bool allow_ptrace = false) {
+  policy::SeccompPolicy user;
+  user.allow = std::move(allow);
+  user.deny = std::move(deny);
+  user.allow_ptrace = allow_ptrace;
+  return user;
+}
+
+Profile Build(policy::SeccompPolicy user = {}, Options options = {}) {
+  auto profile = BuildProfile(user, options);
+  EXPECT_TRUE(profile.ok()) << profile.error().message;
+  return profile.ok() ? *profile : Profile{};
+}
+
+TEST(AgentProfile, RefusesWhatTheIssueLists) {
+  Profile profile = Build();
+  for (const char* name :
+       {"userfaultfd", "keyctl", "add_key", "request_key", "bpf", "perf_event_open", "ptrace",
+        "setns", "mount", "umount2", "pivot_root", "move_mount", "open_tree", "fsopen",
+        "fsconfig", "fsmount", "fspick", "mount_setattr", "kexec_load", "kexec_file_load",
+        "init_module", "finit_module", "delete_module", "open_by_handle_at", "name_to_handle_at",
+        "reboot", "swapon", "swapoff", "acct", "quotactl", "syslog", "iopl", "ioperm",
+        "settimeofday", "clock_settime"}) {
+    Verdict v = VerdictFor(profile, name);
+    EXPECT_EQ(v.access, Access::kRefused) << name;
+    EXPECT_EQ(v.detail, "errno EPERM") << name;
+  }
+  for (const char* name : {"clone3", "io_uring_setup", "io_uring_enter", "io_uring_register"}) {
+    EXPECT_EQ(VerdictFor(profile, name).detail, "errno ENOSYS") << name;
+  }
+  EXPECT_TRUE(profile.warnings.empty());
+}
+
+TEST(AgentProfile, ChecksArgumentsOfCloneUnsharePersonality) {
+  Profile profile = Build();
+  for (const char* name : {"clone", "unshare", "personality", "socket"}) {
+    EXPECT_EQ(VerdictFor(profile, name).access, Access::kConditional) << name;
+  }
+  EXPECT_EQ(VerdictFor(profile, "clone").detail, "allow when arg0 & 0x7e020000 == 0x0");
+  EXPECT_EQ(VerdictFor(profile, "unshare").detail, "allow when arg0 & 0x7e020080 == 0x0");
+  for (const char* name : {"read", "write", "execve", "futex", "openat", "arch_prctl"}) {
+    EXPECT_EQ(VerdictFor(profile, name).access, Access::kAllowed) << name;
+  }
+}
+
+TEST(AgentProfile, AllowPtraceOpensThePtraceGroupWithAWarning) {
+  Profile profile = Build(User({}, {}, true));
+  EXPECT_EQ(VerdictFor(profile, "ptrace").access, Access::kAllowed);
+  EXPECT_EQ(VerdictFor(profile, "process_vm_readv").access, Access::kAllowed);
+  ASSERT_EQ(profile.warnings.size(), 1u);
+  EXPECT_NE(profile.warnings[0].find("allow_ptrace"), std::string::npos);
+}
+
+TEST(AgentProfile, UserAllowAndDeny) {
+  Profile profile = Build(User({"mount", "clone", "chroot"}, {"getcwd", "chroot"}));
+  EXPECT_EQ(VerdictFor(profile, "mount").access, Access::kAllowed);
+  EXPECT_EQ(VerdictFor(profile, "clone").access, Access::kAllowed);
+  EXPECT_EQ(VerdictFor(profile, "getcwd").detail, "errno EPERM");
+  EXPECT_EQ(VerdictFor(profile, "chroot").detail, "errno EPERM");  // deny wins
+  EXPECT_EQ(profile.warnings.size(), 3u);  // mount, clone, chroot in both
+}
+
+TEST(AgentProfile, UnknownNameWarnsOrFailsWhenStrict) {
+  Profile profile = Build(User({"getpidd"}));
+  ASSERT_EQ(profile.warnings.size(), 1u);
+  EXPECT_NE(profile.warnings[0].find("did you mean 'getpid'"), std::string::npos)
+      << profile.warnings[0];
+  auto strict = BuildProfile(User({"getpidd"}), {.strict = true});
+  ASSERT_FALSE(strict.ok());
+  EXPECT_NE(strict.error().message.find("seccomp.allow: 'getpidd'"), std::string::npos);
+  auto bad = BuildProfile(User({}, {"rm -rf"}));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("not a system call name"), std::string::npos);
+}
+
+TEST(AgentProfile, EveryBuiltInNameIsKnownToThisLibseccomp) {
+  EXPECT_TRUE(BuildProfile({}, {.strict = true}).ok());
+}
+
+TEST(AgentProfile, CompilesSmallAndToPfc) {
+  Profile profile = Build();
+  auto size = CompiledSize(profile);
+  ASSERT_TRUE(size.ok()) << size.error().message;
+  EXPECT_GT(size->instructions, 100u);
+  EXPECT_LT(size->instructions, 4096u);  // the kernel's limit per filter
+  auto pfc = ToPfc(profile);
+  ASSERT_TRUE(pfc.ok()) << pfc.error().message;
+  EXPECT_NE(pfc->find("x86_64"), std::string::npos);
+  EXPECT_NE(pfc->find("aarch64"), std::string::npos);
+  std::string summary = Summary(profile);
+  EXPECT_NE(summary.find("BPF instructions"), std::string::npos);
+  EXPECT_NE(summary.find("clone: allow when"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace corral::seccomp
