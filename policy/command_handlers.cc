@@ -1,0 +1,670 @@
+// What particular programs run: shells and eval given code, env, xargs,
+// find -exec, parallel, git and its aliases, interpreters given inline code,
+// and every generic wrapper from wrappers.cc.
+#include <algorithm>
+
+#include "policy/command_walker.h"
+#include "policy/dangerous.h"
+#include "policy/wrappers.h"
+
+namespace corral::policy {
+namespace {
+
+bool OneOf(std::string_view word, std::initializer_list<std::string_view> list) {
+  return std::find(list.begin(), list.end(), word) != list.end();
+}
+
+bool IsShell(std::string_view name) {
+  return OneOf(name, {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "rbash",
+                      "lksh", "oksh", "loksh", "pdksh", "ksh93", "fish", "csh", "tcsh", "hush",
+                      "elvish", "nu", "xonsh", "bash5", "sh5"});
+}
+
+// Interpreters and the flag that gives them inline code.
+std::string_view InlineCodeFlag(std::string_view name) {
+  if (name.starts_with("python") || name == "pypy" || name == "pypy3") return "-c";
+  if (OneOf(name, {"perl", "ruby", "node", "nodejs", "lua", "luajit", "Rscript", "osascript",
+                   "bun", "deno", "tclsh", "awk", "gawk"})) {
+    return "-e";
+  }
+  if (name == "php") return "-r";
+  return {};
+}
+
+bool IsStdinPath(std::string_view path) {
+  return path == "/dev/stdin" || path == "/dev/fd/0" || path == "/proc/self/fd/0";
+}
+
+// Splits env -S text into words: blanks separate, quotes group, backslash escapes.
+std::vector<std::string> SplitEnvString(std::string_view text) {
+  std::vector<std::string> words;
+  std::string current;
+  bool in_word = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) words.push_back(std::move(current));
+      current.clear();
+      in_word = false;
+      continue;
+    }
+    in_word = true;
+    if (c == '\'' || c == '"') {
+      std::size_t close = text.find(c, i + 1);
+      if (close == std::string_view::npos) close = text.size();
+      current.append(text.substr(i + 1, close - i - 1));
+      i = close;
+    } else if (c == '\\' && i + 1 < text.size()) {
+      current += text[++i];
+    } else {
+      current += c;
+    }
+  }
+  if (in_word) words.push_back(std::move(current));
+  return words;
+}
+
+}  // namespace
+
+void Walker::Dispatch(std::string_view name, std::span<const Arg> args, const Ctx& ctx) {
+  if (IsShell(name)) return HandleShell(name, args, ctx);
+  if (name == "eval") return HandleEval(args, ctx);
+  if (name == "source" || name == ".") return HandleSource(args, ctx);
+  if (name == "env") return HandleEnv(args, ctx);
+  if (name == "xargs") return HandleXargs(args, ctx);
+  if (name == "find") return HandleFind(args, ctx, "");
+  if (name == "fd" || name == "fdfind") return HandleFind(args, ctx, "fd");
+  if (name == "parallel" || name == "sem") return HandleParallel(args, ctx);
+  if (name == "echo" || name == "printf") return RecordEcho(name, args, ctx);
+  if (IsDownloader(name)) {
+    downloader_pipelines_.push_back(ctx.command->pipeline_id);
+    downloads_.emplace_back(args[0].begin, args.back().end);
+    return;
+  }
+  if (name == "builtin") return Resolve(args.subspan(1), ctx);
+  if (name == "command") {
+    // command -v / -V only look the name up.
+    std::size_t i = 1;
+    for (; i < args.size() && args[i].option() && args[i].text != "--"; ++i) {
+      if (args[i].text.find_first_of("vV") != std::string_view::npos) return;
+    }
+    if (i < args.size() && args[i].text == "--") ++i;
+    return Resolve(args.subspan(std::min(i, args.size())), ctx);
+  }
+  if (name == "exec") {
+    static constexpr WrapperSpec kExec = {"exec", "", "a", "cl", "", "", 0, "", 0, 0};
+    WrapperPlan plan = PlanWrapper(kExec, args, 1);
+    for (std::size_t start : plan.starts) Resolve(args.subspan(start), ctx);
+    return;
+  }
+  if (name == "alias") {
+    for (const Arg& arg : args.subspan(1)) {
+      std::size_t eq = arg.text.find('=');
+      if (eq != std::string_view::npos) ParseCodeArg("alias", arg, eq + 1, ctx);
+    }
+    return;
+  }
+  if (name == "trap") {
+    std::size_t i = 1;
+    while (i < args.size() && (args[i].text == "-p" || args[i].text == "-l")) ++i;
+    if (i < args.size() && args[i].text == "--") ++i;
+    if (i + 1 < args.size() && args[i].text != "-" && !args[i].text.empty()) {
+      ParseCodeArg("trap", args[i], 0, ctx);
+    }
+    return;
+  }
+  if (!InlineCodeFlag(name).empty()) return HandleInlineCode(name, args, ctx);
+  RunWrapper(name, args, ctx);
+}
+
+void Walker::RunWrapper(std::string_view name, std::span<const Arg> args, const Ctx& ctx) {
+  std::size_t first = 1;
+  const WrapperSpec* spec = FindWrapper(name, args, &first);
+  if (spec == nullptr) return;
+  WrapperPlan plan = PlanWrapper(*spec, args, first);
+  for (const auto& [index, offset] : plan.shell_code) {
+    ParseCodeArg(name, args[index], offset, ctx);
+  }
+  Ctx inner = ctx;
+  inner.package = (spec->mode & kPackageName) != 0;
+  for (std::size_t start : plan.starts) {
+    if (spec->mode & kJoinShell) {
+      ParseJoined(args.subspan(start), ctx);
+    } else {
+      Resolve(args.subspan(start), inner);
+    }
+  }
+  if (ctx.appended && plan.starts.empty() && plan.shell_code.empty() &&
+      !(spec->mode & kNoCommand)) {
+    Undetermined("the command " + std::string(name) + " runs comes from its input", &args[0]);
+  }
+}
+
+void Walker::HandleShell(std::string_view name, std::span<const Arg> args, const Ctx& ctx) {
+  bool code = false;
+  bool from_stdin = false;
+  std::size_t i = 1;
+  while (i < args.size()) {
+    const Arg& arg = args[i];
+    std::string_view t = arg.text;
+    if (!arg.literal()) break;
+    if (t == "--" || t == "-") {
+      ++i;
+      break;
+    }
+    if (t.starts_with("--")) {
+      i += (t == "--rcfile" || t == "--init-file") ? 2 : 1;
+      continue;
+    }
+    if (t.size() > 1 && (t[0] == '-' || t[0] == '+')) {
+      std::size_t extra = 0;
+      for (char c : t.substr(1)) {
+        if (c == 'c') code = true;
+        if (c == 's') from_stdin = true;
+        if (c == 'o' || c == 'O') ++extra;
+      }
+      i += 1 + extra;
+      continue;
+    }
+    break;
+  }
+  if (code) {
+    Danger(DangerousMatch{std::string(kShellString), std::string(name) + " -c runs a string as shell code"});
+    if (i >= args.size()) {
+      if (ctx.appended) {
+        Undetermined("the code " + std::string(name) + " -c runs comes from its input", &args[0]);
+      }
+      return;
+    }
+    ParseCodeArg(std::string(name) + " -c", args[i], 0, ctx);
+    return;
+  }
+  if (i < args.size() && !from_stdin) {
+    const Arg& script = args[i];
+    if (script.flags & shell::kProcessSubst) {
+      Undetermined(std::string(name) + " runs a script produced when the command runs (" +
+                       Quote(script) + ")",
+                   &script);
+      CheckDownloadInto(script);
+      return;
+    }
+    if (!(script.literal() && IsStdinPath(script.text))) return;  // a script file
+  }
+  if (ctx.appended && !from_stdin) return;  // xargs bash: input words are script files
+  ReadsStdin(name, ctx);
+}
+
+void Walker::ReadsStdin(std::string_view name, const Ctx& ctx) {
+  const shell::SimpleCommand& command = *ctx.command;
+  const shell::Redirect* input = nullptr;
+  for (const shell::Redirect& redirect : command.redirects) {
+    using shell::RedirectOp;
+    if (redirect.fd > 0) continue;
+    if (redirect.op == RedirectOp::kIn || redirect.op == RedirectOp::kInOut ||
+        redirect.op == RedirectOp::kDupIn || redirect.op == RedirectOp::kHeredoc ||
+        redirect.op == RedirectOp::kHereString) {
+      input = &redirect;
+    }
+  }
+  const Arg who{name, 0, {}, 0, 0, 0, 0};
+  Arg program = who;
+  std::tie(program.begin, program.end) =
+      command.origin->Map(command.words.empty() ? 0 : command.words.front().begin,
+                          command.words.empty() ? 0 : command.words.back().end);
+  if (input != nullptr && input->op == shell::RedirectOp::kHeredoc) {
+    std::string_view raw =
+        command.source.substr(input->body_begin, input->body_end - input->body_begin);
+    if (input->body_quoted) {
+      ParseText(raw, input->body_begin, input->body_end, ctx);
+      return;
+    }
+    // An unquoted body reaches the shell after \$ \` \\ and \newline are undone.
+    std::string body;
+    for (std::size_t k = 0; k < raw.size(); ++k) {
+      if (raw[k] == '\\' && k + 1 < raw.size() &&
+          (raw[k + 1] == '$' || raw[k + 1] == '`' || raw[k + 1] == '\\' || raw[k + 1] == '\n')) {
+        if (raw[k + 1] != '\n') body += raw[k + 1];
+        ++k;
+        continue;
+      }
+      body += raw[k];
+    }
+    ParseText(body, input->body_begin, input->body_end, ctx);
+    return;
+  }
+  if (input != nullptr && input->op == shell::RedirectOp::kHereString) {
+    Arg word{input->target.text, input->target.flags, {}, input->target.begin, input->target.end,
+             0, 0};
+    std::tie(word.begin, word.end) = command.origin->Map(input->target.begin, input->target.end);
+    ParseCodeArg(std::string(name) + " <<<", word, 0, ctx);
+    return;
+  }
+  if (input != nullptr) {
+    Undetermined(std::string(name) + " reads its commands from a file or descriptor", &program);
+    return;
+  }
+  if (command.pipe_index > 0) {
+    Undetermined(std::string(name) + " reads its commands from a pipe", &program);
+    if (std::find(downloader_pipelines_.begin(), downloader_pipelines_.end(),
+                  command.pipeline_id) != downloader_pipelines_.end()) {
+      Danger(DangerousMatch{std::string(kPipeToShell), "a download is piped into " +
+                                                           std::string(name)});
+    }
+    if (echo_ && echo_->pipeline == command.pipeline_id && echo_->index + 1 == command.pipe_index) {
+      Echo echo = *echo_;
+      ParseText(echo.text, echo.raw_begin, echo.raw_end, ctx);
+    }
+    return;
+  }
+  Undetermined(std::string(name) + " reads its commands from standard input", &program);
+}
+
+void Walker::RecordEcho(std::string_view name, std::span<const Arg> args, const Ctx& ctx) {
+  // echo 'aws s3 ls' | sh: the text the shell reads is known.
+  std::size_t i = 1;
+  if (name == "echo") {
+    while (i < args.size() && OneOf(args[i].text, {"-n", "-e", "-E", "-ne", "-en"})) ++i;
+  } else if (i < args.size() && args[i].text.find('%') != std::string_view::npos) {
+    ++i;  // printf FORMAT ARGS: the arguments carry the text
+  }
+  if (i >= args.size()) return;
+  std::string text;
+  for (std::size_t k = i; k < args.size(); ++k) {
+    if (!args[k].literal()) return;
+    if (!text.empty()) text += name == "echo" ? ' ' : '\n';
+    text.append(args[k].text);
+  }
+  echo_ = Echo{ctx.command->pipeline_id, ctx.command->pipe_index, std::move(text), args[i].raw_begin,
+               args.back().raw_end};
+}
+
+void Walker::HandleEval(std::span<const Arg> args, const Ctx& ctx) {
+  if (args.size() < 2) return;
+  Danger(DangerousMatch{std::string(kShellString), "eval runs its arguments as shell code"});
+  ParseJoined(args.subspan(1), ctx);
+}
+
+void Walker::HandleSource(std::span<const Arg> args, const Ctx& ctx) {
+  if (args.size() < 2) return;
+  const Arg& file = args[1];
+  if (file.flags & shell::kProcessSubst) {
+    Undetermined("source runs commands produced when the command runs (" + Quote(file) + ")",
+                 &file);
+    CheckDownloadInto(file);
+    return;
+  }
+  if (file.literal() && IsStdinPath(file.text)) ReadsStdin("source", ctx);
+}
+
+void Walker::HandleEnv(std::span<const Arg> original, const Ctx& ctx) {
+  std::vector<Arg> args(original.begin(), original.end());
+  std::size_t i = 1;
+  auto split_into = [&](std::size_t at, std::size_t remove, const Arg& source,
+                        std::string_view text) {
+    std::vector<Arg> pieces;
+    for (std::string& word : SplitEnvString(text)) {
+      ctx.storage->push_front(std::move(word));
+      Arg piece = source;
+      piece.text = ctx.storage->front();
+      piece.flags = 0;
+      pieces.push_back(piece);
+    }
+    args.erase(args.begin() + static_cast<std::ptrdiff_t>(at),
+               args.begin() + static_cast<std::ptrdiff_t>(std::min(at + remove, args.size())));
+    args.insert(args.begin() + static_cast<std::ptrdiff_t>(at), pieces.begin(), pieces.end());
+  };
+  int splits = 0;
+  while (i < args.size()) {
+    Arg arg = args[i];
+    std::string_view t = arg.text;
+    if (arg.literal() && arg.option()) {
+      if (t == "--") {
+        ++i;
+        break;
+      }
+      std::string_view split_text;
+      std::size_t split_remove = 0;
+      const Arg* split_word = &arg;
+      if (t.starts_with("--")) {
+        std::size_t eq = t.find('=');
+        std::string_view name = t.substr(2, eq == std::string_view::npos ? eq : eq - 2);
+        if (name == "split-string") {
+          if (eq != std::string_view::npos) {
+            split_text = t.substr(eq + 1);
+            split_remove = 1;
+          } else if (i + 1 < args.size()) {
+            split_word = &args[i + 1];
+            split_text = args[i + 1].text;
+            split_remove = 2;
+          }
+        } else {
+          i += (eq == std::string_view::npos && (name == "unset" || name == "chdir")) ? 2 : 1;
+          continue;
+        }
+      } else {
+        std::size_t skip = 1;
+        for (std::size_t k = 1; k < t.size(); ++k) {
+          char c = t[k];
+          if (c == 'S') {
+            if (k + 1 < t.size()) {
+              split_text = t.substr(k + 1);
+              split_remove = 1;
+            } else if (i + 1 < args.size()) {
+              split_word = &args[i + 1];
+              split_text = args[i + 1].text;
+              split_remove = 2;
+            }
+            break;
+          }
+          if (c == 'u' || c == 'C' || c == 'P') {
+            skip = k + 1 < t.size() ? 1 : 2;
+            break;
+          }
+        }
+        if (split_remove == 0) {
+          i += skip;
+          continue;
+        }
+      }
+      if (split_remove == 0) {
+        ++i;
+        continue;
+      }
+      if (!split_word->literal()) {
+        Undetermined("the command env -S splits is only known when it runs", split_word);
+        return;
+      }
+      if (++splits > 8) return;
+      // env -S "aws s3 ls": the split words take the option's place and are
+      // read again as env's own arguments.
+      Arg source = *split_word;
+      std::string kept(split_text);
+      split_into(i, split_remove, source, kept);
+      continue;
+    }
+    if (t == "-") {
+      ++i;
+      continue;
+    }
+    std::size_t eq = t.find('=');
+    if (eq != std::string_view::npos && eq > 0 && !(arg.flags & shell::kExpansion && eq > t.find(shell::kExpansionMark))) {
+      RecordAssignment(arg, ctx);
+      ++i;
+      continue;
+    }
+    break;
+  }
+  if (i < args.size()) {
+    Resolve(std::span<const Arg>(args).subspan(i), ctx);
+  } else if (ctx.appended) {
+    Undetermined("the command env runs comes from its input", &args[0]);
+  }
+}
+
+void Walker::HandleXargs(std::span<const Arg> args, const Ctx& ctx) {
+  std::string_view replace;
+  std::size_t i = 1;
+  while (i < args.size()) {
+    const Arg& arg = args[i];
+    std::string_view t = arg.text;
+    if (!arg.literal() || !arg.option()) break;
+    if (t == "--") {
+      ++i;
+      break;
+    }
+    if (t.starts_with("--")) {
+      std::size_t eq = t.find('=');
+      std::string_view name = t.substr(2, eq == std::string_view::npos ? eq : eq - 2);
+      if (name == "replace") {
+        replace = eq == std::string_view::npos ? "{}" : t.substr(eq + 1);
+        ++i;
+      } else if (eq == std::string_view::npos &&
+                 OneOf(name, {"arg-file", "delimiter", "max-lines", "max-args", "max-procs",
+                              "max-chars", "process-slot-var", "eof"})) {
+        i += 2;
+      } else {
+        ++i;
+      }
+      continue;
+    }
+    std::size_t skip = 1;
+    for (std::size_t k = 1; k < t.size(); ++k) {
+      char c = t[k];
+      if (c == 'I') {
+        if (k + 1 < t.size()) {
+          replace = t.substr(k + 1);
+        } else if (i + 1 < args.size()) {
+          replace = args[i + 1].text;
+          skip = 2;
+        }
+        break;
+      }
+      if (c == 'i') {
+        replace = k + 1 < t.size() ? t.substr(k + 1) : "{}";
+        break;
+      }
+      if (c == 'e' || c == 'l') break;  // optional attached argument
+      if (std::string_view("adELnPs").find(c) != std::string_view::npos) {
+        skip = k + 1 < t.size() ? 1 : 2;
+        break;
+      }
+    }
+    i += skip;
+  }
+  if (i >= args.size()) return;  // runs echo
+  Ctx inner = ctx;
+  inner.appended = replace.empty();
+  std::string_view saved = active_replace_;
+  if (!replace.empty()) active_replace_ = replace;
+  Resolve(args.subspan(i), inner);
+  active_replace_ = saved;
+}
+
+void Walker::HandleFind(std::span<const Arg> args, const Ctx& ctx, std::string_view tool) {
+  const bool fd = tool == "fd";
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    std::string_view t = args[i].text;
+    bool action = fd ? OneOf(t, {"-x", "--exec", "-X", "--exec-batch"})
+                     : OneOf(t, {"-exec", "-execdir", "-ok", "-okdir"});
+    if (!action) continue;
+    std::size_t j = i + 1;
+    while (j < args.size() && args[j].text != ";" &&
+           !(args[j].text == "+" && !fd && args[j - 1].text == "{}")) {
+      ++j;
+    }
+    Ctx inner = ctx;
+    inner.appended = false;
+    std::string_view saved = active_replace_;
+    active_replace_ = fd ? "{" : "{}";
+    Resolve(args.subspan(i + 1, j - i - 1), inner);
+    active_replace_ = saved;
+    i = j;
+  }
+}
+
+void Walker::HandleParallel(std::span<const Arg> args, const Ctx& ctx) {
+  static constexpr std::string_view kWithArgument = "jSadEINLPC";
+  std::size_t i = 1;
+  while (i < args.size() && args[i].literal() && args[i].option() &&
+         !args[i].text.starts_with(":::")) {
+    std::string_view t = args[i].text;
+    bool takes = (t.size() == 2 && kWithArgument.find(t[1]) != std::string_view::npos) ||
+                 (t.starts_with("--") && t.find('=') == std::string_view::npos &&
+                  OneOf(t, {"--jobs", "--sshlogin", "--arg-file", "--delimiter", "--colsep",
+                            "--results", "--joblog", "--tmpdir", "--workdir", "--env",
+                            "--timeout", "--retries", "--halt", "--tagstring", "--memfree"}));
+    i += takes ? 2 : 1;
+  }
+  std::size_t marker = i;
+  while (marker < args.size() && !args[marker].text.starts_with(":::")) ++marker;
+  std::span<const Arg> command = args.subspan(i, marker - i);
+  std::span<const Arg> inputs =
+      marker < args.size() ? args.subspan(marker + 1) : std::span<const Arg>();
+  if (command.empty()) {
+    // parallel ::: 'cmd1' 'cmd2': each input is a command line.
+    for (std::size_t k = 0; k < inputs.size() && k < 64; ++k) {
+      if (!inputs[k].text.starts_with(":::")) ParseCodeArg("parallel", inputs[k], 0, ctx);
+    }
+    if (marker >= args.size()) {
+      Undetermined("the commands parallel runs come from its input", &args[0]);
+    }
+    return;
+  }
+  std::string_view saved = active_replace_;
+  active_replace_ = "{";
+  ParseJoined(command, ctx);
+  active_replace_ = saved;
+  // The inputs replace {} (or are appended) before the shell runs the line.
+  for (std::size_t k = 0; k < inputs.size() && k < 16; ++k) {
+    if (!inputs[k].literal() || inputs[k].text.starts_with(":::")) continue;
+    std::string line;
+    bool placed = false;
+    for (const Arg& word : command) {
+      if (!word.literal()) return;
+      if (!line.empty()) line += ' ';
+      std::string_view text = word.text;
+      std::size_t at = text.find("{}");
+      if (at != std::string_view::npos) {
+        line.append(text.substr(0, at)).append(inputs[k].text).append(text.substr(at + 2));
+        placed = true;
+      } else {
+        line.append(text);
+      }
+    }
+    if (!placed) line.append(" ").append(inputs[k].text);
+    ParseText(line, command.front().raw_begin, command.back().raw_end, ctx);
+  }
+}
+
+void Walker::HandleGit(std::span<const Arg> args, const Ctx& ctx) {
+  std::vector<std::size_t> configs;
+  std::size_t sub = SkipGitGlobalOptions(args, &configs);
+  for (std::size_t index : configs) {
+    std::string_view t = args[index].text;
+    std::size_t eq = t.find('=');
+    if (eq == std::string_view::npos) continue;
+    std::string_view key = t.substr(0, eq);
+    if (key.starts_with("alias.")) {
+      HandleGitAlias(args[index], t.substr(eq + 1), ctx);
+    } else if (key.ends_with("ommand") || key.ends_with("ditor") || key.ends_with("ager") ||
+               key.ends_with("extconv") || key.ends_with(".clean") || key.ends_with(".smudge") ||
+               key.ends_with(".process") || key.ends_with("rogram") || key.ends_with("elper") ||
+               key.ends_with("skpass") || key.ends_with("smonitor")) {
+      std::size_t offset = eq + 1 + (eq + 1 < t.size() && t[eq + 1] == '!' ? 1 : 0);
+      ParseCodeArg("git -c", args[index], offset, ctx);
+    }
+  }
+  std::vector<Arg> normalized;
+  normalized.reserve(args.size());
+  normalized.push_back(args[0]);
+  for (std::size_t k = sub; k < args.size(); ++k) normalized.push_back(args[k]);
+  bool push = normalized.size() > 1 && normalized[1].text == "push";
+  CheckList("git", normalized, push);
+  Danger(CheckDangerousCommand("git", normalized));
+  if (normalized.size() < 2) return;
+  std::string_view subcommand = normalized[1].text;
+  std::span<const Arg> rest = std::span<const Arg>(normalized).subspan(2);
+  if (subcommand == "config") {
+    for (std::size_t k = 0; k + 1 < rest.size(); ++k) {
+      if (rest[k].text.starts_with("alias.")) HandleGitAlias(rest[k + 1], rest[k + 1].text, ctx);
+    }
+  } else if (subcommand == "bisect" && !rest.empty() && rest[0].text == "run") {
+    Resolve(rest.subspan(1), ctx);
+  } else if (subcommand == "submodule" || subcommand == "rebase" ||
+             subcommand == "filter-branch") {
+    // submodule foreach CODE, rebase -x CODE / --exec CODE, filter-branch --*-filter CODE
+    for (std::size_t k = 0; k + 1 < rest.size(); ++k) {
+      std::string_view t = rest[k].text;
+      if (t == "foreach" || t == "-x" || t == "--exec" ||
+          (t.starts_with("--") && t.ends_with("-filter"))) {
+        std::size_t code = k + 1;
+        while (code < rest.size() && rest[code].option() && t == "foreach") ++code;
+        if (code < rest.size()) ParseCodeArg("git", rest[code], 0, ctx);
+      }
+    }
+  }
+}
+
+void Walker::HandleGitAlias(const Arg& value_word, std::string_view value, const Ctx& ctx) {
+  // A git alias is shell code after '!', git words otherwise; either runs
+  // when the alias is used, so its body is checked where it is defined.
+  if (!value_word.literal()) {
+    Undetermined("the git alias " + Quote(value_word) + " is only known when it runs",
+                 &value_word);
+    return;
+  }
+  if (!value.empty() && value[0] == '!') {
+    std::size_t offset = static_cast<std::size_t>(value.data() - value_word.text.data()) + 1;
+    ParseCodeArg("a git alias", value_word, offset, ctx);
+    return;
+  }
+  std::vector<Arg> words;
+  Arg git = value_word;
+  git.text = "git";
+  git.flags = 0;
+  words.push_back(git);
+  for (std::string& piece : SplitEnvString(value)) {
+    ctx.storage->push_front(std::move(piece));
+    Arg word = value_word;
+    word.text = ctx.storage->front();
+    word.flags = 0;
+    words.push_back(word);
+  }
+  if (words.size() > 1) Resolve(words, ctx);
+}
+
+void Walker::HandleInlineCode(std::string_view name, std::span<const Arg> args, const Ctx& ctx) {
+  // python -c 'subprocess.run(["aws", "s3", "ls"])': a listed command named
+  // in inline code, with its words in order, counts as listed.
+  (void)ctx;
+  std::string_view flag = InlineCodeFlag(name);
+  const bool awk = name == "awk" || name == "gawk";
+  for (std::size_t i = 1; i < args.size() && !listed_; ++i) {
+    std::string_view t = args[i].text;
+    const Arg* code = nullptr;
+    if (awk) {
+      if (!args[i].option()) code = &args[i];
+    } else if (i + 1 < args.size() &&
+               (t == flag || t == "--eval" ||
+                (t.size() > 2 && t[0] == '-' && t[1] != '-' && t.back() == flag[1]))) {
+      code = &args[++i];
+    }
+    if (code != nullptr) ScanInlineCode(name, *code);
+  }
+}
+
+void Walker::ScanInlineCode(std::string_view name, const Arg& code) {
+  auto token_char = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '-' || c == '.' || c == '/' || c == '+';
+  };
+  std::vector<std::string_view> tokens;
+  std::string_view text = code.text;
+  std::size_t k = 0;
+  while (k < text.size() && tokens.size() < 4096) {
+    while (k < text.size() && !token_char(text[k])) ++k;
+    std::size_t start = k;
+    while (k < text.size() && token_char(text[k])) ++k;
+    if (k > start) tokens.push_back(text.substr(start, k - start));
+  }
+  for (std::size_t a = 0; a < tokens.size() && !listed_; ++a) {
+    const std::vector<std::size_t>* entries = list_.ForCommand(shell::Basename(tokens[a]));
+    if (entries == nullptr) continue;
+    for (std::size_t index : *entries) {
+      const DenyEntry& entry = list_.entry(index);
+      std::size_t next = 1;
+      for (std::size_t b = a + 1; b < tokens.size() && next < entry.words.size(); ++b) {
+        if (WordMatches(entry.words[next], tokens[b])) ++next;
+      }
+      if (next < entry.words.size()) continue;
+      Arg word = code;
+      word.text = tokens[a];
+      Listed(entry, std::span<const Arg>(&word, 1), {});
+      listed_reason_ = "`" + entry.line + "` is on the deny list and the " + std::string(name) +
+                       " code given inline names it";
+      return;
+    }
+  }
+}
+
+}  // namespace corral::policy

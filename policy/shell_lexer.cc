@@ -1,0 +1,802 @@
+// Character-level scanning for the shell parser: blanks, comments, line
+// continuations, keywords and words with every quoting and expansion form.
+// Command substitutions are parsed in place, so the commands inside them are
+// reported as they are found.
+#include "policy/shell_lexer.h"
+
+#include <array>
+
+#include "policy/shell_parser.h"
+
+namespace corral::policy::shell {
+namespace {
+
+// Characters a word can simply copy; every other one needs a decision.
+constexpr std::array<bool, 256> MakePlainTable() {
+  std::array<bool, 256> table{};
+  for (int c = 0; c < 256; ++c) table[c] = true;
+  for (unsigned char c : std::string_view(" \t\n;&|()<>'\"\\$`*?[{,}=@!+~")) table[c] = false;
+  return table;
+}
+constexpr std::array<bool, 256> kPlain = MakePlainTable();
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+void AppendUtf8(unsigned long cp, std::string& out) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    cp = cp > 0x10FFFF ? 0xFFFD : cp;
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+// Restores brace marks to the characters they stand for.
+void RestoreBraces(std::string& text) {
+  for (char& c : text) {
+    if (c == kBraceOpen) c = '{';
+    if (c == kBraceComma) c = ',';
+    if (c == kBraceClose) c = '}';
+  }
+}
+
+// True when some {...} group holds a top-level comma or a "..".
+bool HasBraceExpansion(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != kBraceOpen) continue;
+    int depth = 0;
+    for (std::size_t j = i; j < text.size(); ++j) {
+      if (text[j] == kBraceOpen) ++depth;
+      if (text[j] == kBraceComma && depth == 1) return true;
+      if (text[j] == kBraceClose && --depth == 0) {
+        if (text.substr(i + 1, j - i - 1).find("..") != std::string_view::npos) return true;
+        break;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool IsName(std::string_view text) {
+  if (text.empty() || !IsNameStart(text[0])) return false;
+  for (char c : text) {
+    if (!IsNameChar(c)) return false;
+  }
+  return true;
+}
+
+std::string_view Basename(std::string_view path) {
+  std::size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+void DecodeAnsiC(std::string_view body, std::string& out) {
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    char c = body[i];
+    if (c != '\\' || i + 1 >= body.size()) {
+      out += c;
+      continue;
+    }
+    char e = body[++i];
+    switch (e) {
+      case 'a': out += '\a'; break;
+      case 'b': out += '\b'; break;
+      case 'e': case 'E': out += '\x1b'; break;
+      case 'f': out += '\f'; break;
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case 't': out += '\t'; break;
+      case 'v': out += '\v'; break;
+      case 'c':
+        if (i + 1 < body.size()) out += static_cast<char>(body[++i] & 0x1F);
+        break;
+      case 'x': case 'u': case 'U': {
+        std::size_t max = e == 'x' ? 2 : e == 'u' ? 4 : 8;
+        unsigned long value = 0;
+        std::size_t n = 0;
+        while (n < max && i + 1 < body.size() && HexValue(body[i + 1]) >= 0) {
+          value = value * 16 + static_cast<unsigned long>(HexValue(body[++i]));
+          ++n;
+        }
+        if (n == 0) {
+          out += '\\';
+          out += e;
+        } else if (e == 'x') {
+          out += static_cast<char>(value);
+        } else {
+          AppendUtf8(value, out);
+        }
+        break;
+      }
+      default:
+        if (e >= '0' && e <= '7') {
+          unsigned value = static_cast<unsigned>(e - '0');
+          for (int n = 1; n < 3 && i + 1 < body.size() && body[i + 1] >= '0' && body[i + 1] <= '7';
+               ++n) {
+            value = value * 8 + static_cast<unsigned>(body[++i] - '0');
+          }
+          out += static_cast<char>(value & 0xFF);
+        } else if (e == '\\' || e == '\'' || e == '"' || e == '?') {
+          out += e;
+        } else {
+          out += '\\';
+          out += e;
+        }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- tokens
+
+std::size_t Parser::Skip(std::size_t j) const {
+  while (j + 1 < end_ && src_[j] == '\\' && src_[j + 1] == '\n') j += 2;
+  return j;
+}
+
+bool Parser::AtEnd() {
+  pos_ = Skip(pos_);
+  return pos_ >= end_;
+}
+
+char Parser::Peek() {
+  pos_ = Skip(pos_);
+  return pos_ < end_ ? src_[pos_] : '\0';
+}
+
+char Parser::PeekAt(std::size_t k) {
+  std::size_t j = Skip(pos_);
+  while (k-- > 0 && j < end_) j = Skip(j + 1);
+  return j < end_ ? src_[j] : '\0';
+}
+
+void Parser::Advance(std::size_t n) {
+  while (n-- > 0 && pos_ < end_) pos_ = Skip(Skip(pos_) + 1);
+}
+
+void Parser::SkipBlanks() {
+  while (IsBlank(Peek())) ++pos_;
+}
+
+void Parser::SkipComment() {
+  // A comment runs to the end of the line; a backslash does not continue it.
+  if (Peek() != '#') return;
+  while (pos_ < end_ && src_[pos_] != '\n') ++pos_;
+}
+
+bool Parser::SkipNewline() {
+  if (Peek() != '\n' || AtEnd()) return false;
+  ++pos_;
+  ReadHeredocBodies();
+  return true;
+}
+
+void Parser::SkipLinebreaks() {
+  do {
+    SkipBlanks();
+    SkipComment();
+  } while (SkipNewline() && !state_.aborted());
+}
+
+Parser::Keyword Parser::PeekKeyword(std::size_t* end) {
+  std::size_t j = Skip(pos_);
+  char buf[9];
+  std::size_t n = 0;
+  if (j < end_ && (src_[j] == '{' || src_[j] == '}' || src_[j] == '!')) {
+    buf[n++] = src_[j];
+    j = Skip(j + 1);
+  } else if (j + 1 < end_ && src_[j] == '[' && src_[j + 1] == '[') {
+    buf[n++] = '[';
+    buf[n++] = '[';
+    j = Skip(j + 2);
+  } else {
+    while (j < end_ && n < 9 && src_[j] >= 'a' && src_[j] <= 'z') {
+      buf[n++] = src_[j];
+      j = Skip(j + 1);
+    }
+  }
+  if (n == 0 || n > 8 || (j < end_ && !IsMeta(src_[j]))) return Keyword::kNone;
+  static constexpr std::pair<std::string_view, Keyword> kKeywords[] = {
+      {"if", Keyword::kIf},         {"then", Keyword::kThen},     {"elif", Keyword::kElif},
+      {"else", Keyword::kElse},     {"fi", Keyword::kFi},         {"while", Keyword::kWhile},
+      {"until", Keyword::kUntil},   {"do", Keyword::kDo},         {"done", Keyword::kDone},
+      {"for", Keyword::kFor},       {"select", Keyword::kSelect}, {"in", Keyword::kIn},
+      {"case", Keyword::kCase},     {"esac", Keyword::kEsac},     {"function", Keyword::kFunction},
+      {"time", Keyword::kTime},     {"coproc", Keyword::kCoproc}, {"{", Keyword::kBraceOpen},
+      {"}", Keyword::kBraceClose},  {"!", Keyword::kBang},        {"[[", Keyword::kCondOpen},
+  };
+  std::string_view text(buf, n);
+  for (const auto& [name, keyword] : kKeywords) {
+    if (name == text) {
+      *end = j;
+      return keyword;
+    }
+  }
+  return Keyword::kNone;
+}
+
+// ---------------------------------------------------------------- words
+
+bool Parser::ScanWord(Word& word) {
+  word.begin = static_cast<std::uint32_t>(Skip(pos_));
+  std::size_t start = word.begin;
+  int brace_depth = 0;
+  bool assignment_checked = false;
+  bool last_unquoted_glob = false;  // the last char was an unquoted ?*+@! (extglob)
+  while (!state_.aborted()) {
+    pos_ = Skip(pos_);
+    if (pos_ >= end_) break;
+    std::size_t run = pos_;
+    while (run < end_ && kPlain[static_cast<unsigned char>(src_[run])]) ++run;
+    if (run > pos_) {
+      word.text.append(src_.substr(pos_, run - pos_));
+      pos_ = run;
+      last_unquoted_glob = false;
+      continue;
+    }
+    char c = src_[pos_];
+    bool glob_before = last_unquoted_glob;
+    last_unquoted_glob = false;
+    switch (c) {
+      case ' ': case '\t': case '\n': case ';': case '&': case '|': case ')':
+        goto done;
+      case '(':
+        if (!glob_before) goto done;
+        ScanGroup(word);
+        break;
+      case '<': case '>':
+        if (PeekAt(1) != '(') goto done;
+        Advance(2);
+        ScanCommandSubstitution(word, false);
+        word.flags |= kProcessSubst;
+        break;
+      case '\\':
+        word.flags |= kQuoted;
+        if (pos_ + 1 < end_) {
+          word.text += src_[pos_ + 1];
+          pos_ += 2;
+        } else {
+          word.text += '\\';
+          ++pos_;
+        }
+        break;
+      case '\'':
+        ScanSingleQuoted(word);
+        break;
+      case '"':
+        ScanDoubleQuoted(word);
+        break;
+      case '$':
+        ScanDollar(word, false);
+        break;
+      case '`':
+        ScanBackquote(word, false);
+        break;
+      case '*': case '?': case '[':
+        word.flags |= kGlob;
+        word.text += c;
+        ++pos_;
+        last_unquoted_glob = c != '[';
+        break;
+      case '@': case '!': case '+':
+        word.text += c;
+        ++pos_;
+        last_unquoted_glob = true;
+        break;
+      case '~':
+        if (pos_ == start) word.flags |= kTilde;
+        word.text += c;
+        ++pos_;
+        break;
+      case '{':
+        ++brace_depth;
+        word.flags |= kBrace;
+        word.text += kBraceOpen;
+        ++pos_;
+        break;
+      case ',':
+        word.text += brace_depth > 0 ? kBraceComma : ',';
+        ++pos_;
+        break;
+      case '}':
+        if (brace_depth > 0) {
+          --brace_depth;
+          word.text += kBraceClose;
+        } else {
+          word.text += '}';
+        }
+        ++pos_;
+        break;
+      case '=':
+        word.text += '=';
+        ++pos_;
+        if (!assignment_checked) {
+          assignment_checked = true;
+          CheckAssignment(word);
+          if ((word.flags & kAssignment) && Peek() == '(') ScanArrayAssignment(word);
+        }
+        break;
+      default:
+        word.text += c;
+        ++pos_;
+    }
+  }
+done:
+  word.end = static_cast<std::uint32_t>(pos_);
+  if (word.expansions != 1 || word.text.size() != 1 || word.text[0] != kExpansionMark) {
+    word.var = {};
+  }
+  FinishBraces(word);
+  return word.end > word.begin;
+}
+
+void Parser::CheckAssignment(Word& word) {
+  if (word.flags & (kQuoted | kExpansion)) return;
+  std::string_view name(word.text);
+  name.remove_suffix(1);  // '='
+  if (!name.empty() && name.back() == '+') name.remove_suffix(1);
+  if (!name.empty() && name.back() == ']') {
+    std::size_t open = name.find('[');
+    if (open == std::string_view::npos) return;
+    name = name.substr(0, open);
+  }
+  if (!IsName(name)) return;
+  word.flags |= kAssignment;
+  word.flags &= ~kGlob;
+}
+
+void Parser::FinishBraces(Word& word) {
+  if (!(word.flags & kBrace)) return;
+  if ((word.flags & kAssignment) || !HasBraceExpansion(word.text)) {
+    RestoreBraces(word.text);
+    word.flags &= ~kBrace;
+  }
+}
+
+void Parser::ScanSingleQuoted(Word& word) {
+  word.flags |= kQuoted;
+  std::size_t close = src_.find('\'', pos_ + 1);
+  if (close == std::string_view::npos || close >= end_) {
+    Error("unterminated single quote");
+    word.text.append(src_.substr(pos_ + 1, end_ - pos_ - 1));
+    pos_ = end_;
+    return;
+  }
+  word.text.append(src_.substr(pos_ + 1, close - pos_ - 1));
+  pos_ = close + 1;
+}
+
+void Parser::ScanDoubleQuoted(Word& word) {
+  word.flags |= kQuoted;
+  ++pos_;
+  while (!state_.aborted()) {
+    pos_ = Skip(pos_);
+    if (pos_ >= end_) {
+      Error("unterminated double quote");
+      return;
+    }
+    char c = src_[pos_];
+    if (c == '"') {
+      ++pos_;
+      return;
+    }
+    if (c == '\\' && pos_ + 1 < end_) {
+      char next = src_[pos_ + 1];
+      if (next == '$' || next == '`' || next == '"' || next == '\\') {
+        word.text += next;
+        pos_ += 2;
+        continue;
+      }
+      word.text += c;
+      ++pos_;
+    } else if (c == '$') {
+      ScanDollar(word, true);
+    } else if (c == '`') {
+      ScanBackquote(word, true);
+    } else {
+      word.text += c;
+      ++pos_;
+    }
+  }
+}
+
+void Parser::AddExpansion(Word& word, bool in_double_quotes) {
+  word.flags |= kExpansion;
+  if (!in_double_quotes) word.flags |= kUnquotedExpansion;
+  word.text += kExpansionMark;
+  ++word.expansions;
+}
+
+void Parser::ScanDollar(Word& word, bool in_double_quotes) {
+  std::size_t dollar = pos_;
+  std::size_t j = Skip(pos_ + 1);
+  char c = j < end_ ? src_[j] : '\0';
+  if (j >= end_) {
+    word.text += '$';
+    pos_ = j;
+    return;
+  }
+  if (c == '\'' && !in_double_quotes) {  // $'...': ANSI-C quoting
+    word.flags |= kQuoted;
+    std::size_t k = j + 1;
+    while (k < end_ && src_[k] != '\'') k += src_[k] == '\\' ? 2 : 1;
+    if (k >= end_) {
+      Error("unterminated $' quote");
+      k = end_;
+    }
+    DecodeAnsiC(src_.substr(j + 1, std::min(k, end_) - j - 1), word.text);
+    pos_ = std::min(k + 1, end_);
+    return;
+  }
+  if (c == '"' && !in_double_quotes) {  // $"...": a translated string
+    pos_ = j;
+    ScanDoubleQuoted(word);
+    return;
+  }
+  if (c == '(') {
+    std::size_t k = Skip(j + 1);
+    if (k < end_ && src_[k] == '(') {
+      pos_ = k + 1;
+      std::size_t heredocs = heredocs_.size();
+      if (ScanArithmetic()) {
+        AddExpansion(word, in_double_quotes);
+        return;
+      }
+      if (!Rewind(heredocs)) return;
+    }
+    pos_ = j + 1;
+    ScanCommandSubstitution(word, in_double_quotes);
+    return;
+  }
+  if (c == '{') {
+    pos_ = j + 1;
+    ScanParameter(word, in_double_quotes);
+    return;
+  }
+  if (IsNameStart(c)) {
+    std::size_t k = j;
+    while (k < end_ && IsNameChar(src_[k])) ++k;
+    word.var = src_.substr(j, k - j);
+    pos_ = k;
+    AddExpansion(word, in_double_quotes);
+    return;
+  }
+  if (IsDigit(c) || c == '@' || c == '*' || c == '#' || c == '?' || c == '$' || c == '!' ||
+      c == '-') {
+    word.var = src_.substr(j, 1);
+    pos_ = j + 1;
+    AddExpansion(word, in_double_quotes);
+    return;
+  }
+  word.text += '$';
+  pos_ = dollar + 1;
+}
+
+void Parser::ScanParameter(Word& word, bool in_double_quotes) {
+  // ${ cmd; } and ${| cmd; } (bash 5.3) run commands in the current shell.
+  char first = Peek();
+  if (first == ' ' || first == '\t' || first == '\n' || first == '|') {
+    if (first == '|') ++pos_;
+    if (Enter()) {
+      ParseList(kTermBrace);
+      ExpectKeyword(Keyword::kBraceClose, "} to close ${");
+      Leave();
+    }
+    AddExpansion(word, in_double_quotes);
+    return;
+  }
+  std::size_t name_begin = pos_;
+  std::size_t k = pos_;
+  while (k < end_ && IsNameChar(src_[k])) ++k;
+  std::string_view name;
+  if (k > name_begin && k < end_ && src_[k] == '}') name = src_.substr(name_begin, k - name_begin);
+  Word scratch;
+  int depth = 1;
+  while (!state_.aborted()) {
+    pos_ = Skip(pos_);
+    if (pos_ >= end_) {
+      Error("unterminated ${");
+      break;
+    }
+    char c = src_[pos_];
+    if (c == '}') {
+      ++pos_;
+      if (--depth == 0) break;
+    } else if (c == '{') {
+      ++depth;
+      ++pos_;
+    } else if (c == '\\') {
+      pos_ = std::min(pos_ + 2, end_);
+    } else if (c == '\'' && !in_double_quotes) {
+      ScanSingleQuoted(scratch);
+    } else if (c == '"') {
+      ScanDoubleQuoted(scratch);
+    } else if (c == '$') {
+      ScanDollar(scratch, in_double_quotes);
+    } else if (c == '`') {
+      ScanBackquote(scratch, in_double_quotes);
+    } else {
+      ++pos_;
+    }
+    if (scratch.text.size() > 4096) scratch.text.clear();
+  }
+  pos_ = std::min(pos_, end_);
+  word.var = name;
+  AddExpansion(word, in_double_quotes);
+}
+
+void Parser::ScanBackquote(Word& word, bool in_double_quotes) {
+  std::size_t open = pos_;
+  std::string content;
+  std::size_t k = pos_ + 1;
+  while (k < end_ && src_[k] != '`') {
+    char c = src_[k];
+    if (c == '\\' && k + 1 < end_) {
+      char next = src_[k + 1];
+      if (next == '$' || next == '`' || next == '\\' || (in_double_quotes && next == '"')) {
+        content += next;
+      } else if (next != '\n') {
+        content += c;
+        content += next;
+      }
+      k += 2;
+      continue;
+    }
+    content += c;
+    ++k;
+  }
+  if (k >= end_) {
+    Error("unterminated backquote");
+    k = end_;
+  }
+  pos_ = std::min(k + 1, end_);
+  ParseNested(content, open + 1, k);
+  AddExpansion(word, in_double_quotes);
+}
+
+void Parser::ScanCommandSubstitution(Word& word, bool in_double_quotes) {
+  if (Enter()) {
+    ParseList(kTermParen);
+    if (Peek() == ')') {
+      ++pos_;
+    } else {
+      Error("unterminated command substitution");
+    }
+    Leave();
+  }
+  AddExpansion(word, in_double_quotes);
+}
+
+bool Parser::ScanArithmetic() {
+  Word scratch;
+  int depth = 0;
+  while (!state_.aborted()) {
+    pos_ = Skip(pos_);
+    if (pos_ >= end_) {
+      Error("unterminated arithmetic expression");
+      return true;
+    }
+    char c = src_[pos_];
+    if (c == '(') {
+      ++depth;
+      ++pos_;
+    } else if (c == ')') {
+      if (depth == 0) {
+        if (PeekAt(1) != ')') return false;
+        Advance(2);
+        return true;
+      }
+      --depth;
+      ++pos_;
+    } else if (c == '\\') {
+      pos_ = std::min(pos_ + 2, end_);
+    } else if (c == '\'') {
+      ScanSingleQuoted(scratch);
+    } else if (c == '"') {
+      ScanDoubleQuoted(scratch);
+    } else if (c == '$') {
+      ScanDollar(scratch, true);
+    } else if (c == '`') {
+      ScanBackquote(scratch, true);
+    } else {
+      ++pos_;
+    }
+    if (scratch.text.size() > 4096) scratch.text.clear();
+  }
+  return true;
+}
+
+bool Parser::Rewind(std::size_t heredocs) {
+  // "((" and "$((" that do not close with "))" are nested subshells; the
+  // text is parsed again that way, a bounded number of times.
+  if (++state_.rewinds > state_.max_rewinds) {
+    SetLimit("too many ambiguous (( constructs");
+    return false;
+  }
+  heredocs_.resize(std::min(heredocs_.size(), heredocs));
+  next_heredoc_ = std::min(next_heredoc_, heredocs_.size());
+  return true;
+}
+
+void Parser::ScanGroup(Word& word) {
+  // An extglob group such as @(a|b): a pattern, copied as written.
+  word.flags |= kGlob;
+  Word scratch;
+  int depth = 0;
+  while (!state_.aborted()) {
+    pos_ = Skip(pos_);
+    if (pos_ >= end_) {
+      Error("unterminated pattern group");
+      return;
+    }
+    char c = src_[pos_];
+    if (c == '(') {
+      ++depth;
+    } else if (c == ')') {
+      if (--depth == 0) {
+        word.text += c;
+        ++pos_;
+        return;
+      }
+    } else if (c == '\\' || c == '\'' || c == '"' || c == '$' || c == '`') {
+      std::size_t before = scratch.text.size();
+      if (c == '\\') {
+        scratch.text += pos_ + 1 < end_ ? src_[pos_ + 1] : '\\';
+        pos_ = std::min(pos_ + 2, end_);
+      } else if (c == '\'') {
+        ScanSingleQuoted(scratch);
+      } else if (c == '"') {
+        ScanDoubleQuoted(scratch);
+      } else if (c == '$') {
+        ScanDollar(scratch, false);
+      } else {
+        ScanBackquote(scratch, false);
+      }
+      word.text.append(scratch.text, before);
+      word.flags |= scratch.flags & (kExpansion | kUnquotedExpansion);
+      continue;
+    } else if (c == '\n') {
+      Error("newline in pattern group");
+      return;
+    }
+    word.text += c;
+    ++pos_;
+  }
+}
+
+void Parser::ScanArrayAssignment(Word& word) {
+  ++pos_;  // (
+  while (!state_.aborted()) {
+    SkipBlanks();
+    SkipComment();
+    if (SkipNewline()) continue;
+    if (AtEnd()) {
+      Error("unterminated array assignment");
+      return;
+    }
+    if (Peek() == ')') {
+      ++pos_;
+      return;
+    }
+    Word element;
+    if (!ScanWord(element)) {
+      Error("unexpected character in array assignment");
+      ++pos_;
+    }
+    word.flags |= element.flags & (kExpansion | kUnquotedExpansion);
+  }
+}
+
+// ---------------------------------------------------------------- heredocs
+
+void Parser::ReadHeredocBodies() {
+  while (next_heredoc_ < heredocs_.size() && !state_.aborted()) {
+    ReadHeredocBody(heredocs_[next_heredoc_++]);
+  }
+  if (deferred_.empty() || next_heredoc_ < heredocs_.size()) return;
+  std::vector<Deferred> ready;
+  ready.swap(deferred_);
+  for (Deferred& command : ready) {
+    for (Redirect& redirect : command.redirects) {
+      if (redirect.op != RedirectOp::kHeredoc || redirect.heredoc_index >= heredocs_.size()) {
+        continue;
+      }
+      const Heredoc& doc = heredocs_[redirect.heredoc_index];
+      redirect.body_begin = doc.body_begin;
+      redirect.body_end = doc.body_end;
+      redirect.body_quoted = doc.quoted;
+    }
+    Emit(command.words, command.redirects, command.pipeline_id, command.pipe_index);
+  }
+}
+
+void Parser::ReadHeredocBody(Heredoc& doc) {
+  doc.body_begin = static_cast<std::uint32_t>(pos_);
+  std::string logical;
+  while (pos_ < end_) {
+    std::size_t line_begin = pos_;
+    std::size_t nl = src_.find('\n', pos_);
+    if (nl == std::string_view::npos || nl > end_) nl = end_;
+    std::size_t next = nl < end_ ? nl + 1 : end_;
+    std::string_view line = src_.substr(line_begin, nl - line_begin);
+    // In an unquoted body a backslash-newline joins lines, also the one
+    // that closes it.
+    if (!doc.quoted && !line.empty() && line.back() == '\\') {
+      std::size_t slashes = 0;
+      while (slashes < line.size() && line[line.size() - 1 - slashes] == '\\') ++slashes;
+      if (slashes % 2 == 1 && nl < end_) {
+        logical.assign(line.substr(0, line.size() - 1));
+        std::size_t k = next;
+        while (k < end_) {
+          std::size_t nl2 = src_.find('\n', k);
+          if (nl2 == std::string_view::npos || nl2 > end_) nl2 = end_;
+          std::string_view part = src_.substr(k, nl2 - k);
+          k = nl2 < end_ ? nl2 + 1 : end_;
+          if (!part.empty() && part.back() == '\\' && nl2 < end_) {
+            logical.append(part.substr(0, part.size() - 1));
+            continue;
+          }
+          logical.append(part);
+          break;
+        }
+        next = k;
+        line = logical;
+      }
+    }
+    if (doc.strip_tabs) {
+      while (!line.empty() && line.front() == '\t') line.remove_prefix(1);
+    }
+    if (line == doc.delimiter) {
+      doc.body_end = static_cast<std::uint32_t>(line_begin);
+      pos_ = next;
+      if (!doc.quoted) ScanHeredocExpansions(doc.body_begin, doc.body_end);
+      return;
+    }
+    pos_ = next;
+  }
+  doc.body_end = static_cast<std::uint32_t>(end_);
+  if (!doc.quoted) ScanHeredocExpansions(doc.body_begin, doc.body_end);
+}
+
+void Parser::ScanHeredocExpansions(std::uint32_t begin, std::uint32_t end) {
+  // Expansions in an unquoted body run in this shell, whoever reads it.
+  std::size_t saved_pos = pos_;
+  std::size_t saved_end = end_;
+  pos_ = begin;
+  end_ = end;
+  Word scratch;
+  while (pos_ < end_ && !state_.aborted()) {
+    std::size_t next = src_.find_first_of("\\$`", pos_);
+    if (next == std::string_view::npos || next >= end_) break;
+    pos_ = next;
+    char c = src_[pos_];
+    if (c == '\\') {
+      pos_ = std::min(pos_ + 2, end_);
+    } else if (c == '$') {
+      ScanDollar(scratch, true);
+    } else {
+      ScanBackquote(scratch, true);
+    }
+    if (scratch.text.size() > 4096) scratch.text.clear();
+  }
+  pos_ = saved_pos;
+  end_ = saved_end;
+}
+
+}  // namespace corral::policy::shell

@@ -1,0 +1,205 @@
+// A recursive-descent parser for the bash / POSIX sh command language that
+// reports every simple command it finds (also inside substitutions, compound
+// commands, function bodies and unquoted heredoc bodies) to a Visitor. It
+// never throws, bounds its recursion and work, and keeps going after a syntax
+// error so that nothing can hide behind one. Private to policy/.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "policy/shell_lexer.h"
+
+namespace corral::policy::shell {
+
+// Where a parsed text sits in the original command line. Text decoded from
+// quotes or escapes does not map byte for byte; its words map to the range
+// of the word it came from.
+struct Origin {
+  bool exact = true;
+  std::size_t base = 0;        // exact: offset of byte 0 of the text
+  std::size_t span_begin = 0;  // inexact: the range everything maps to
+  std::size_t span_end = 0;
+
+  // The range in the original input of bytes [begin, end) of this text.
+  std::pair<std::size_t, std::size_t> Map(std::size_t begin, std::size_t end) const;
+  // The origin of `text`, which was decoded from bytes [begin, end) of `source`.
+  Origin Nested(std::string_view source, std::size_t begin, std::size_t end,
+                std::string_view text) const;
+};
+
+enum class RedirectOp : std::uint8_t {
+  kIn,             // <
+  kOut,            // >
+  kAppend,         // >>
+  kClobber,        // >|
+  kInOut,          // <>
+  kDupIn,          // <&
+  kDupOut,         // >&
+  kOutErr,         // &>
+  kAppendOutErr,   // &>>
+  kHeredoc,        // << and <<-
+  kHereString,     // <<<
+};
+
+struct Redirect {
+  int fd = -1;  // explicit descriptor number, -1 when none
+  RedirectOp op = RedirectOp::kOut;
+  Word target;  // file, descriptor, here-string word or heredoc delimiter
+  // Heredocs: the body's raw range in the source, and whether the delimiter
+  // was quoted (then the body is data without expansions).
+  std::uint32_t body_begin = 0;
+  std::uint32_t body_end = 0;
+  bool body_quoted = false;
+  std::uint32_t heredoc_index = 0;  // parser-internal
+};
+
+struct SimpleCommand {
+  std::span<const Word> words;  // leading assignments included (kAssignment)
+  std::span<const Redirect> redirects;
+  std::string_view source;      // the text the words and bodies index into
+  const Origin* origin = nullptr;
+  int depth = 0;                 // nesting depth, for the recursion limit
+  std::uint32_t pipeline_id = 0;
+  std::uint32_t pipe_index = 0;  // > 0: standard input is the previous command's output
+};
+
+class Visitor {
+ public:
+  virtual void OnSimpleCommand(const SimpleCommand& command) = 0;
+
+ protected:
+  ~Visitor() = default;
+};
+
+// Shared by every parser working on one command line, nested ones included.
+struct ParseState {
+  std::size_t max_depth = 48;
+  std::size_t work_limit = 0;  // bytes over all nested texts
+  std::size_t work = 0;
+  std::uint32_t rewinds = 0;    // (( and $(( that turned out to be subshells
+  std::uint32_t heredocs = 0;
+  std::uint32_t pipelines = 0;
+  std::uint32_t max_heredocs = 10000;
+  std::uint32_t max_rewinds = 64;
+  std::string limit;  // set once a limit was hit; everything stops
+  std::string error;  // the first syntax error, with its offset
+  bool aborted() const { return !limit.empty(); }
+};
+
+class Parser {
+ public:
+  Parser(std::string_view source, const Origin& origin, Visitor& visitor, ParseState& state,
+         int depth);
+
+  // Parses the whole text, reporting commands as it goes.
+  void Run();
+
+ private:
+  struct Heredoc {
+    std::string delimiter;
+    bool strip_tabs = false;
+    bool quoted = false;
+    std::uint32_t body_begin = 0;
+    std::uint32_t body_end = 0;
+    bool read = false;
+  };
+  struct Deferred {  // a command waiting for its heredoc bodies
+    std::vector<Word> words;
+    std::vector<Redirect> redirects;
+    std::uint32_t pipeline_id = 0;
+    std::uint32_t pipe_index = 0;
+  };
+  enum Term : std::uint32_t {
+    kTermParen = 1u << 0,
+    kTermBrace = 1u << 1,
+    kTermThen = 1u << 2,
+    kTermElse = 1u << 3,  // elif, else, fi
+    kTermFi = 1u << 4,
+    kTermDo = 1u << 5,
+    kTermDone = 1u << 6,
+    kTermCase = 1u << 7,  // ;; ;& ;;& esac
+  };
+  enum class Keyword {
+    kNone, kIf, kThen, kElif, kElse, kFi, kWhile, kUntil, kDo, kDone, kFor, kSelect, kIn,
+    kCase, kEsac, kFunction, kTime, kCoproc, kBraceOpen, kBraceClose, kBang, kCondOpen,
+  };
+
+  // ---- grammar (shell_parser.cc)
+  void ParseList(std::uint32_t terms);
+  void ParseAndOr();
+  void ParsePipeline();
+  void ParseCommand(std::uint32_t pipeline_id, std::uint32_t pipe_index);
+  void ParseCompound(Keyword keyword);
+  void ParseIf();
+  void ParseLoop();
+  void ParseFor();
+  void ParseCase();
+  void ParseFunction();
+  void ParseCondition();
+  void ParseSubshell();
+  void ParseArithCommand();
+  void ParseSimpleCommand(std::uint32_t pipeline_id, std::uint32_t pipe_index);
+  void ParseTrailingRedirects();
+  bool ParseRedirect(std::vector<Redirect>* out);
+  void Emit(std::span<const Word> words, std::span<const Redirect> redirects,
+            std::uint32_t pipeline_id, std::uint32_t pipe_index);
+  void ExpectKeyword(Keyword keyword, const char* what);
+  bool AtTerminator(std::uint32_t terms);
+
+  // ---- tokens and words (shell_lexer.cc)
+  std::size_t Skip(std::size_t j) const;  // past line continuations at j
+  char Peek();                 // current char after line continuations, '\0' at end
+  char PeekAt(std::size_t k);  // k chars further, continuations skipped
+  void Advance(std::size_t n);  // over n chars, continuations skipped
+  bool AtEnd();
+  void SkipBlanks();
+  void SkipComment();
+  bool SkipNewline();  // consumes one newline token, reading pending heredocs
+  void SkipLinebreaks();
+  Keyword PeekKeyword(std::size_t* end);
+  void ConsumeTo(std::size_t end) { pos_ = end; }
+  bool ScanWord(Word& word);
+  void ScanSingleQuoted(Word& word);
+  void ScanDoubleQuoted(Word& word);
+  void ScanDollar(Word& word, bool in_double_quotes);
+  void ScanParameter(Word& word, bool in_double_quotes);
+  void ScanBackquote(Word& word, bool in_double_quotes);
+  void ScanCommandSubstitution(Word& word, bool in_double_quotes);
+  void AddExpansion(Word& word, bool in_double_quotes);
+  bool ScanArithmetic();  // after "((": false when it was not arithmetic
+  bool Rewind(std::size_t heredocs);  // after a failed ScanArithmetic
+  void ScanGroup(Word& word);  // extglob (...) and array assignments
+  void ScanArrayAssignment(Word& word);
+  void CheckAssignment(Word& word);
+  void FinishBraces(Word& word);
+  void ReadHeredocBodies();
+  void ReadHeredocBody(Heredoc& doc);
+  void ScanHeredocExpansions(std::uint32_t begin, std::uint32_t end);
+  void ParseNested(std::string_view text, std::size_t raw_begin, std::size_t raw_end);
+  void Error(std::string_view what);
+  void SetLimit(std::string what);
+  bool Enter();  // recursion guard; false (and limit set) when too deep
+  void Leave() { --depth_; }
+
+  std::string_view src_;
+  std::size_t pos_ = 0;
+  std::size_t end_ = 0;
+  Origin origin_;
+  Visitor& visitor_;
+  ParseState& state_;
+  int depth_;
+  std::vector<Heredoc> heredocs_;
+  std::size_t next_heredoc_ = 0;  // first heredoc whose body is unread
+  std::vector<Deferred> deferred_;
+};
+
+// Parses a whole command line.
+void ParseShell(std::string_view source, const Origin& origin, Visitor& visitor,
+                ParseState& state, int depth);
+
+}  // namespace corral::policy::shell
