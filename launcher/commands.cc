@@ -9,6 +9,8 @@ const std::vector<Command>& Commands() {
       {"check", "Decide whether a shell command line may run while nobody is watching",
        AddCheckCommand},
       {"config", "Show or validate the configuration", AddConfigCommand},
+      {"seccomp", "Print the box's seccomp profile, or compare it with another",
+       AddSeccompCommand},
   };
   return kCommands;
 }

@@ -7,5 +7,6 @@ namespace corral::cli {
 
 void AddCheckCommand(CLI::App& app, Globals& globals);
 void AddConfigCommand(CLI::App& app, Globals& globals);
+void AddSeccompCommand(CLI::App& app, Globals& globals);
 
 }  // namespace corral::cli
