@@ -5,4 +5,5 @@
 #include "base/log.h"
 #include "base/result.h"
 #include "base/strings.h"
+#include "base/subprocess.h"
 #include "base/unique_fd.h"

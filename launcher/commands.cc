@@ -9,6 +9,7 @@ const std::vector<Command>& Commands() {
       {"check", "Decide whether a shell command line may run while nobody is watching",
        AddCheckCommand},
       {"config", "Show or validate the configuration", AddConfigCommand},
+      {"presence", "Say whether somebody is watching, and why", AddPresenceCommand},
       {"seccomp", "Print the box's seccomp profile, or compare it with another",
        AddSeccompCommand},
   };

@@ -7,6 +7,7 @@ namespace corral::cli {
 
 void AddCheckCommand(CLI::App& app, Globals& globals);
 void AddConfigCommand(CLI::App& app, Globals& globals);
+void AddPresenceCommand(CLI::App& app, Globals& globals);
 void AddSeccompCommand(CLI::App& app, Globals& globals);
 
 }  // namespace corral::cli

@@ -80,6 +80,13 @@ const std::vector<KeySpec>& Keys() {
        "Engine API endpoint (unix:///path or tcp://host:port); \"\" to discover", {}},
       {"pass", K::kStringList, "[]", "CORRAL_PASS",
        "Environment variables passed into the box by name (values read at start)", {}},
+      {"presence.sources", K::kStringList, R"(["tty","logind","heartbeat"])",
+       "CORRAL_PRESENCE_SOURCES",
+       "How corral tells somebody is watching: tty, logind, heartbeat (none: nobody)", {}},
+      {"presence.idle_minutes", K::kInt, "10", "CORRAL_IDLE_MINUTES",
+       "Minutes without input after which the user counts as away", {}},
+      {"presence.heartbeat_file", K::kString, R"("")", "CORRAL_HEARTBEAT_FILE",
+       "File whose recent change means somebody is watching (default: <state>/heartbeat)", {}},
   };
   return kKeys;
 }

@@ -75,6 +75,12 @@ struct LimitsPolicy {
   std::string cpus;           // "" for none
 };
 
+struct PresencePolicy {
+  std::vector<std::string> sources;  // "tty", "logind", "heartbeat"
+  int idle_minutes = 10;
+  std::string heartbeat_file;  // "" = <state dir>/heartbeat
+};
+
 // The user's policy: immutable once loaded and validated.
 struct Policy {
   Level level = Level::kUnattended;
@@ -88,6 +94,7 @@ struct Policy {
   std::string image;
   std::string engine;
   std::vector<std::string> pass;  // variable names
+  PresencePolicy presence;
 
   std::string config_path;                  // the file read, "" when none
   std::map<std::string, Setting> settings;  // every key, with its origin
@@ -117,6 +124,39 @@ const std::vector<std::string>& DefaultDenyList();
 // Reads a deny-list file: one entry per line, blank lines and lines starting
 // with '#' ignored.
 Result<std::vector<std::string>> ReadDenyListFile(const std::string& path);
+
+// corral's state folder: $XDG_STATE_HOME/corral, else ~/.local/state/corral.
+std::string StateDir();
+
+// ---------------------------------------------------------------- presence
+
+// What one source says about whether somebody is watching, and why.
+struct PresenceReport {
+  std::string source;
+  bool watching = false;
+  std::string detail;
+};
+
+// A way to tell that the user is at the machine. Check is bounded in time.
+class PresenceSource {
+ public:
+  virtual ~PresenceSource() = default;
+  virtual PresenceReport Check() const = 0;
+};
+
+struct PresenceVerdict {
+  bool watching = false;  // any source says so; no sources means nobody
+  std::vector<PresenceReport> reports;
+};
+
+// The real sources named by `presence.sources`; an unknown name is an error.
+Result<std::vector<std::unique_ptr<PresenceSource>>> MakePresenceSources(
+    const PresencePolicy& policy);
+PresenceVerdict CheckPresence(const std::vector<std::unique_ptr<PresenceSource>>& sources);
+
+// The heartbeat file (`corral presence ping` touches it).
+std::string HeartbeatPath(const PresencePolicy& policy);
+Result<void> TouchHeartbeat(const PresencePolicy& policy);
 
 // ---------------------------------------------------------------- matcher
 

@@ -62,6 +62,17 @@ Result<Policy> BuildPolicy(std::map<std::string, Setting> settings) {
   p.engine = r.String("engine");
   p.pass = r.List("pass");
 
+  p.presence.sources = r.List("presence.sources");
+  p.presence.idle_minutes = r.Int("presence.idle_minutes");
+  p.presence.heartbeat_file = r.String("presence.heartbeat_file");
+
+  for (const std::string& source : p.presence.sources) {
+    if (source != "tty" && source != "logind" && source != "heartbeat") {
+      return Error("presence.sources (" + settings.at("presence.sources").where +
+                   "): unknown source '" + source + "' (known: tty, logind, heartbeat)");
+    }
+  }
+
   // The deny list must compile; say where the bad entry came from.
   if (auto matcher = Matcher::Create(p.deny_unattended); !matcher) {
     return matcher.error().Context("deny_unattended (" + settings.at("deny_unattended").where + ")");

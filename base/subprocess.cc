@@ -1,0 +1,92 @@
+#include "base/subprocess.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/unique_fd.h"
+
+extern char** environ;
+
+namespace corral {
+namespace {
+
+constexpr std::size_t kMaxOutput = 1 << 20;
+
+int StatusOf(int wait_status) {
+  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
+  return -1;
+}
+
+}  // namespace
+
+Result<ProcessOutput> RunCapture(const std::vector<std::string>& argv,
+                                 std::chrono::milliseconds timeout) {
+  if (argv.empty()) return Error("RunCapture: empty command");
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return Error::FromErrno("pipe");
+  UniqueFd read_end(fds[0]), write_end(fds[1]);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, write_end.get(), 1);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return Error::FromErrno("cannot run " + argv[0], rc);
+  write_end.Reset();
+
+  ProcessOutput output;
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  bool timed_out = false;
+  char buffer[4096];
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd pfd{read_end.get(), POLLIN, 0};
+    int ready = ::poll(&pfd, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) {
+      timed_out = ready == 0;
+      break;
+    }
+    ssize_t n = ::read(read_end.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (output.out.size() < kMaxOutput) output.out.append(buffer, static_cast<std::size_t>(n));
+  }
+  // stdout may close before the child exits: keep to the deadline anyway.
+  int status = 0;
+  while (!timed_out && ::waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      timed_out = true;
+      break;
+    }
+    ::usleep(1000);
+  }
+  if (timed_out) {
+    ::kill(pid, SIGKILL);
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  if (timed_out) {
+    return Error(argv[0] + " did not finish within " + std::to_string(timeout.count()) + " ms");
+  }
+  output.exit_status = StatusOf(status);
+  return output;
+}
+
+}  // namespace corral

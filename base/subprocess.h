@@ -1,0 +1,22 @@
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+
+namespace corral {
+
+struct ProcessOutput {
+  int exit_status = -1;  // the exit code, or 128+signal
+  std::string out;       // stdout (stderr is discarded)
+};
+
+// Runs argv[0] (searched in PATH) with stdin from /dev/null, collecting
+// stdout up to 1 MiB. Past `timeout` the child is killed and this returns an
+// error, so a hung helper program never holds up a decision.
+Result<ProcessOutput> RunCapture(const std::vector<std::string>& argv,
+                                 std::chrono::milliseconds timeout);
+
+}  // namespace corral
