@@ -19,8 +19,8 @@ void PrintDifferences(const std::vector<seccomp::Difference>& list, std::string_
   if (list.empty()) return;
   std::cout << heading << " (" << list.size() << "):\n";
   for (const auto& d : list) {
-    std::cout << "  " << d.name << "\n      " << left << ": " << d.left.detail << "\n      "
-              << right << ": " << d.right.detail << "\n";
+    std::cout << "  " << d.name << " (" << left << ": " << d.left.detail << "; " << right << ": "
+              << d.right.detail << ")\n";
   }
 }
 

@@ -72,6 +72,17 @@ Result<std::vector<Rule>> ParseSyscall(const json& syscall) {
   return split;
 }
 
+// A rule that does not apply yields none; an exception becomes an error here
+// so that it can say which entry it was about.
+Result<std::vector<Rule>> ParseEntry(const json& syscall) {
+  try {
+    if (!AppliesToBox(syscall)) return std::vector<Rule>{};
+    return ParseSyscall(syscall);
+  } catch (const json::exception& e) {
+    return Error(e.what());
+  }
+}
+
 std::vector<Arch> ParseArchitectures(const json& seccomp) {
   std::vector<std::string> tokens;
   if (auto list = seccomp.find("architectures"); list != seccomp.end() && list->is_array()) {
@@ -114,11 +125,9 @@ Result<Profile> Parse(const json& input) {
   if (auto syscalls = seccomp->find("syscalls"); syscalls != seccomp->end() && !syscalls->is_null()) {
     std::size_t index = 0;
     for (const auto& syscall : *syscalls) {
-      if (AppliesToBox(syscall)) {
-        auto rules = ParseSyscall(syscall);
-        if (!rules) return rules.error().Context("syscalls[" + std::to_string(index) + "]");
-        for (auto& rule : *rules) profile.rules.push_back(std::move(rule));
-      }
+      auto rules = ParseEntry(syscall);
+      if (!rules) return rules.error().Context("syscalls[" + std::to_string(index) + "]");
+      for (auto& rule : *rules) profile.rules.push_back(std::move(rule));
       ++index;
     }
   }
