@@ -10,6 +10,7 @@ const std::vector<Command>& Commands() {
        AddCheckCommand},
       {"config", "Show or validate the configuration", AddConfigCommand},
       {"presence", "Say whether somebody is watching, and why", AddPresenceCommand},
+      {"inbox", "List commands refused while you were away", AddInboxCommand},
       {"seccomp", "Print the box's seccomp profile, or compare it with another",
        AddSeccompCommand},
   };

@@ -18,32 +18,34 @@ bool ParseInt(std::string_view text, long* value) {
   return error == std::errc() && end == text.data() + text.size();
 }
 
+enum class Seq { kInvalid, kOk, kTooMany };
+
 // {x..y} and {x..y..step} over integers or single letters.
-bool Sequence(std::string_view body, std::size_t limit, std::vector<std::string>* items) {
+Seq Sequence(std::string_view body, std::size_t limit, std::vector<std::string>* items) {
   std::size_t dots = body.find("..");
-  if (dots == std::string_view::npos) return false;
+  if (dots == std::string_view::npos) return Seq::kInvalid;
   std::string_view from = body.substr(0, dots);
   std::string_view rest = body.substr(dots + 2);
   long step = 1;
   std::size_t dots2 = rest.find("..");
   std::string_view to = rest.substr(0, dots2);
-  if (dots2 != std::string_view::npos && !ParseInt(rest.substr(dots2 + 2), &step)) return false;
+  if (dots2 != std::string_view::npos && !ParseInt(rest.substr(dots2 + 2), &step)) return Seq::kInvalid;
   step = std::labs(step == 0 ? 1 : step);
   long a = 0;
   long b = 0;
   bool letters = false;
   if (!ParseInt(from, &a) || !ParseInt(to, &b)) {
-    if (from.size() != 1 || to.size() != 1) return false;
+    if (from.size() != 1 || to.size() != 1) return Seq::kInvalid;
     a = static_cast<unsigned char>(from[0]);
     b = static_cast<unsigned char>(to[0]);
     letters = true;
   }
   long count = std::labs(b - a) / step + 1;
-  if (static_cast<std::size_t>(count) > limit) return false;
+  if (static_cast<std::size_t>(count) > limit) return Seq::kTooMany;
   for (long v = a, n = 0; n < count; ++n, v += (b >= a ? step : -step)) {
     items->push_back(letters ? std::string(1, static_cast<char>(v)) : std::to_string(v));
   }
-  return true;
+  return Seq::kOk;
 }
 
 bool Expand(const std::string& text, std::size_t limit, std::vector<std::string>* out,
@@ -71,8 +73,10 @@ bool Expand(const std::string& text, std::size_t limit, std::vector<std::string>
         start = comma + 1;
       }
       items.push_back(text.substr(start, close - start));
-    } else if (!Sequence(text.substr(i + 1, close - i - 1), limit, &items)) {
-      continue;  // not an expansion: stays literal
+    } else {
+      Seq seq = Sequence(text.substr(i + 1, close - i - 1), limit, &items);
+      if (seq == Seq::kTooMany) return false;
+      if (seq == Seq::kInvalid) continue;  // not an expansion: stays literal
     }
     std::string prefix = text.substr(0, i);
     std::string suffix = text.substr(close + 1);

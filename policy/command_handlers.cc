@@ -81,6 +81,12 @@ void Walker::Dispatch(std::string_view name, std::span<const Arg> args, const Ct
     downloads_.emplace_back(args[0].begin, args.back().end);
     return;
   }
+  if (OneOf(name, {"export", "declare", "typeset", "local", "readonly"})) {
+    for (const Arg& arg : args.subspan(1)) {
+      if (arg.flags & shell::kAssignment) RecordAssignment(arg, ctx);
+    }
+    return;
+  }
   if (name == "builtin") return Resolve(args.subspan(1), ctx);
   if (name == "command") {
     // command -v / -V only look the name up.
@@ -634,34 +640,59 @@ void Walker::HandleInlineCode(std::string_view name, std::span<const Arg> args, 
 }
 
 void Walker::ScanInlineCode(std::string_view name, const Arg& code) {
+  // Only string literals can name a program the code runs ("aws s3 ls",
+  // ['aws', 's3'], `aws`); `import aws` names a module, not a program.
+  // The program is the first word of a string; the entry's other words may
+  // follow in that string or in later ones.
   auto token_char = [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '-' || c == '.' || c == '/' || c == '+';
+           c == '_' || c == '-' || c == '.' || c == '/' || c == '+' || c == '@';
   };
-  std::vector<std::string_view> tokens;
+  struct Token {
+    std::string_view text;
+    bool starts_string;
+  };
+  std::vector<Token> tokens;
   std::string_view text = code.text;
-  std::size_t k = 0;
-  while (k < text.size() && tokens.size() < 4096) {
-    while (k < text.size() && !token_char(text[k])) ++k;
-    std::size_t start = k;
-    while (k < text.size() && token_char(text[k])) ++k;
-    if (k > start) tokens.push_back(text.substr(start, k - start));
+  for (std::size_t k = 0; k < text.size() && tokens.size() < 4096;) {
+    char quote = text[k];
+    if (quote != '"' && quote != '\'' && quote != '`') {
+      ++k;
+      continue;
+    }
+    std::size_t close = text.find(quote, k + 1);
+    if (close == std::string_view::npos) close = text.size();
+    std::string_view body = text.substr(k + 1, close - k - 1);
+    bool first = true;
+    for (std::size_t j = 0; j < body.size();) {
+      while (j < body.size() && (body[j] == ' ' || body[j] == '\t')) ++j;
+      std::size_t start = j;
+      while (j < body.size() && token_char(body[j])) ++j;
+      if (j > start) {
+        tokens.push_back({body.substr(start, j - start), first});
+      } else if (j < body.size()) {
+        ++j;
+      }
+      first = false;
+    }
+    k = close + 1;
   }
   for (std::size_t a = 0; a < tokens.size() && !listed_; ++a) {
-    const std::vector<std::size_t>* entries = list_.ForCommand(shell::Basename(tokens[a]));
+    if (!tokens[a].starts_string) continue;
+    const std::vector<std::size_t>* entries = list_.ForCommand(shell::Basename(tokens[a].text));
     if (entries == nullptr) continue;
     for (std::size_t index : *entries) {
       const DenyEntry& entry = list_.entry(index);
       std::size_t next = 1;
       for (std::size_t b = a + 1; b < tokens.size() && next < entry.words.size(); ++b) {
-        if (WordMatches(entry.words[next], tokens[b])) ++next;
+        if (WordMatches(entry.words[next], tokens[b].text)) ++next;
       }
       if (next < entry.words.size()) continue;
       Arg word = code;
-      word.text = tokens[a];
+      word.text = tokens[a].text;
       Listed(entry, std::span<const Arg>(&word, 1), {});
       listed_reason_ = "`" + entry.line + "` is on the deny list and the " + std::string(name) +
-                       " code given inline names it";
+                       " code given inline runs it";
       return;
     }
   }

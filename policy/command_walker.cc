@@ -17,6 +17,14 @@ constexpr std::size_t kReasonWordLength = 60;
 
 constexpr std::string_view kUndeterminedPrefix = "the program could not be determined: ";
 
+// * ? and an extglob group always match file names; [ only with a ] after
+// it, so the test command `[` stays a plain name.
+bool LooksLikePattern(std::string_view text) {
+  if (text.find_first_of("*?(") != std::string_view::npos) return true;
+  std::size_t open = text.find('[');
+  return open != std::string_view::npos && text.find(']', open + 1) != std::string_view::npos;
+}
+
 }  // namespace
 
 Walker::Walker(const DenyList& list, std::string_view input, shell::ParseState& state)
@@ -46,9 +54,9 @@ void Walker::OnSimpleCommand(const shell::SimpleCommand& command) {
     std::vector<std::string> expanded;
     if (!ExpandBraces(word.text, kMaxBraceWords, &expanded)) {
       // Too many words to list: treat it as a pattern of unknown words.
-      storage.push_front(RestoreBraceMarks(word.text));
+      storage.push_front(RestoreBraceMarks(word.text) + kExpansionMark);
       arg.text = storage.front();
-      arg.flags = (arg.flags & ~shell::kBrace) | shell::kGlob;
+      arg.flags = (arg.flags & ~shell::kBrace) | shell::kExpansion | shell::kUnquotedExpansion;
       args.push_back(arg);
       continue;
     }
@@ -119,7 +127,7 @@ bool Walker::CommandName(const Arg& word, const Ctx& ctx, std::string_view* name
       return false;
     }
   }
-  if ((word.flags & shell::kGlob) && base.find_first_of("*?[(") != std::string_view::npos) {
+  if ((word.flags & shell::kGlob) && LooksLikePattern(base)) {
     Undetermined(Quote(word) + " in command position is a file-name pattern", &word);
     return false;
   }
@@ -186,6 +194,7 @@ void Walker::CheckList(std::string_view name, std::span<const Arg> args, bool fo
       }
     }
   }
+  if (!vars_.empty() && TryKnownArguments(name, args, force_push)) return;
   for (std::size_t index : *indices) {
     const DenyEntry& entry = list_.entry(index);
     if (MatchEntry(entry, args, force_push).result == ArgMatch::kPossible) {
@@ -203,6 +212,50 @@ void Walker::CheckList(std::string_view name, std::span<const Arg> args, bool fo
       return;
     }
   }
+}
+
+bool Walker::TryKnownArguments(std::string_view name, std::span<const Arg> args,
+                               bool force_push) {
+  // F=--force; git push origin $F: arguments that are variables assigned
+  // earlier in the line are tried with that value.
+  std::forward_list<std::string> storage;
+  std::vector<Arg> replaced;
+  bool any = false;
+  for (const Arg& arg : args) {
+    const std::string* value = nullptr;
+    if (!arg.var.empty()) {
+      for (auto it = vars_.rbegin(); it != vars_.rend(); ++it) {
+        if (it->first == arg.var) {
+          value = &it->second;
+          break;
+        }
+      }
+    }
+    if (value == nullptr) {
+      replaced.push_back(arg);
+      continue;
+    }
+    any = true;
+    Arg known = arg;
+    known.flags = 0;
+    known.var = {};
+    storage.push_front(*value);
+    known.text = storage.front();
+    replaced.push_back(known);
+  }
+  if (!any) return false;
+  const std::vector<std::size_t>* indices = list_.ForCommand(name);
+  for (int pass = 0; pass < (force_push ? 2 : 1); ++pass) {
+    for (std::size_t index : *indices) {
+      const DenyEntry& entry = list_.entry(index);
+      EntryMatch match = MatchEntry(entry, replaced, pass == 1);
+      if (match.result == ArgMatch::kYes) {
+        Listed(entry, replaced, match.positions);
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 void Walker::Listed(const DenyEntry& entry, std::span<const Arg> args,

@@ -47,6 +47,7 @@ class Walker final : public shell::Visitor {
   bool CommandName(const Arg& word, const Ctx& ctx, std::string_view* name);
   void CheckList(std::string_view name, std::span<const Arg> args, bool force_push);
   void TryKnownValue(std::span<const Arg> args, const Ctx& ctx);
+  bool TryKnownArguments(std::string_view name, std::span<const Arg> args, bool force_push);
 
   // Handlers (command_handlers.cc).
   void HandleShell(std::string_view name, std::span<const Arg> args, const Ctx& ctx);

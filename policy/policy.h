@@ -158,6 +158,24 @@ PresenceVerdict CheckPresence(const std::vector<std::unique_ptr<PresenceSource>>
 std::string HeartbeatPath(const PresencePolicy& policy);
 Result<void> TouchHeartbeat(const PresencePolicy& policy);
 
+// ---------------------------------------------------------------- inbox
+
+// A command refused while the user was away, kept until they look.
+struct InboxItem {
+  std::string time;  // ISO 8601, UTC
+  std::string session;
+  std::string project;
+  std::string agent;
+  std::string command;
+  std::string entry;  // the list line, or "" when undetermined/dangerous
+};
+
+// The inbox lives in <state_dir>/inbox.jsonl; both calls take an exclusive
+// lock, so concurrent sessions never lose or tear an item.
+Result<void> InboxAdd(const std::string& state_dir, const InboxItem& item);
+// Returns every item, oldest first; clears the inbox unless `keep`.
+Result<std::vector<InboxItem>> InboxTake(const std::string& state_dir, bool keep);
+
 // ---------------------------------------------------------------- matcher
 
 // A word of the input that took part in a match, as the shell sees it after
