@@ -117,6 +117,11 @@ std::pair<std::string, bool> ConfigPath(const LoadOptions& options,
 
 }  // namespace
 
+std::string ResolveConfigPath(const LoadOptions& options) {
+  auto env = options.getenv ? options.getenv : [](const char* name) { return std::getenv(name); };
+  return ConfigPath(options, env).first;
+}
+
 Result<Policy> Load(const LoadOptions& options) {
   auto env = options.getenv ? options.getenv : [](const char* name) { return std::getenv(name); };
   Settings settings = Defaults();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -117,6 +118,10 @@ struct LoadOptions {
 };
 
 Result<Policy> Load(const LoadOptions& options);
+
+// The config file Load would read ("" when no location can be named), so a
+// watcher can notice when it is created or edited.
+std::string ResolveConfigPath(const LoadOptions& options);
 
 // The built-in deny list (DESIGN.md "The deny list").
 const std::vector<std::string>& DefaultDenyList();
@@ -234,5 +239,47 @@ struct Verdict {
   std::string message;  // for the agent when refused
 };
 Verdict DecideUnattended(const MatchResult& match, const Policy& policy, bool list_empty);
+
+// ---------------------------------------------------------------- oracle
+
+// The host side of the shim: answers "may this shell command run?" on a
+// per-session unix socket (DESIGN.md "Wire format shim <-> oracle").
+struct OracleOptions {
+  std::string socket_path;      // created mode 0600; the session is known by it
+  LoadOptions policy_source;    // reloaded when the config file changes
+  std::string deny_list_copy;   // the current list, one entry per line, for the
+                                // shim's fallback ("" = none)
+  std::string event_log;        // one JSON line per decision ("" = none)
+  std::string inbox_dir;        // refusals while away ("" = no inbox)
+  std::string session, project, agent;
+  // Somebody is watching; asked only when a command would be refused.
+  std::function<bool()> watching;
+  int workers = 4;
+};
+
+struct OracleStats {
+  std::uint64_t allowed = 0;
+  std::uint64_t refused = 0;
+  std::uint64_t refused_while_away = 0;  // listed or undetermined, nobody watching
+};
+
+class Oracle {
+ public:
+  // Loads the policy, binds the socket and starts answering.
+  static Result<std::unique_ptr<Oracle>> Start(OracleOptions options);
+  virtual ~Oracle() = default;
+  // Stops answering and removes the socket. Idempotent.
+  virtual void Stop() = 0;
+  virtual OracleStats Stats() const = 0;
+};
+
+// One decision, as the oracle makes it (exposed for tests and `corral check`).
+struct OracleAnswer {
+  Decision decision = Decision::kAllow;
+  std::string message;
+  MatchResult match;
+};
+OracleAnswer DecideCommand(const Matcher& matcher, const Policy& policy, std::string_view command,
+                           const std::function<bool()>& watching);
 
 }  // namespace corral::policy

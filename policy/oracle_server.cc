@@ -1,0 +1,220 @@
+// The oracle's socket: workers accept one request per connection, answer one
+// JSON line, log the decision, and keep refusals for the inbox.
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <ctime>
+#include <thread>
+
+#include "policy/oracle_state.h"
+
+namespace corral::policy {
+namespace {
+
+constexpr std::size_t kMaxRequest = (1 << 20) + 64 * 1024;  // a 1 MiB command and framing
+constexpr int kIoTimeoutSeconds = 5;
+constexpr std::size_t kMaxLoggedCommand = 16 * 1024;
+
+std::string NowIso8601() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  tm utc{};
+  ::gmtime_r(&ts.tv_sec, &utc);
+  char text[40];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+  return std::string(text) + "." + std::to_string(ts.tv_nsec / 1'000'000 + 1000).substr(1) + "Z";
+}
+
+bool WriteAll(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+// Reads one line (without the newline); false on timeout, EOF before any
+// newline with no data, or a request over the size limit.
+bool ReadLine(int fd, std::string& line) {
+  char buffer[16384];
+  for (;;) {
+    ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) return !line.empty();  // a client may close instead of sending '\n'
+    line.append(buffer, static_cast<std::size_t>(n));
+    if (auto newline = line.find('\n'); newline != std::string::npos) {
+      line.resize(newline);
+      return true;
+    }
+    if (line.size() > kMaxRequest) return false;
+  }
+}
+
+std::string Reply(Decision decision, const std::string& message) {
+  nlohmann::json reply = {{"v", 1}, {"decision", decision == Decision::kDeny ? "deny" : "allow"}};
+  if (decision == Decision::kDeny) reply["message"] = message;
+  return reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+class OracleServer : public Oracle {
+ public:
+  OracleServer(OracleOptions options, std::unique_ptr<OracleStateHolder> state, UniqueFd listener,
+               UniqueFd log)
+      : options_(std::move(options)),
+        state_(std::move(state)),
+        listener_(std::move(listener)),
+        log_(std::move(log)) {
+    for (int i = 0; i < std::max(1, options_.workers); ++i) {
+      workers_.emplace_back([this] { AcceptLoop(); });
+    }
+  }
+  ~OracleServer() override { Stop(); }
+
+  void Stop() override {
+    if (stopping_.exchange(true)) return;
+    ::shutdown(listener_.get(), SHUT_RDWR);  // wakes every accept()
+    for (auto& worker : workers_) worker.join();
+    ::unlink(options_.socket_path.c_str());
+  }
+
+  OracleStats Stats() const override {
+    return {allowed_.load(), refused_.load(), refused_while_away_.load()};
+  }
+
+ private:
+  void AcceptLoop() {
+    while (!stopping_) {
+      UniqueFd client(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      if (!client.valid()) {
+        if (errno == EINTR || errno == ECONNABORTED) continue;
+        if (stopping_) return;
+        if (errno == EMFILE || errno == ENFILE) ::usleep(10'000);
+        continue;
+      }
+      timeval timeout{kIoTimeoutSeconds, 0};
+      ::setsockopt(client.get(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+      ::setsockopt(client.get(), SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+      Serve(client.get());
+    }
+  }
+
+  void Serve(int fd) {
+    std::string line;
+    if (!ReadLine(fd, line)) return;  // the shim treats silence as "host not reachable"
+    auto request = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!request.is_object() || request.value("v", 0) != 1 || !request.contains("command") ||
+        !request["command"].is_string()) {
+      ++refused_;
+      WriteAll(fd, Reply(Decision::kDeny,
+                         "corral blocked this: the shim sent a request the host could not read "
+                         "(expected {\"v\":1,\"command\":...}). Leave it for the user."));
+      return;
+    }
+    const std::string& command = request["command"].get_ref<const std::string&>();
+    auto state = state_->Current();
+    bool asked = false, watching = false;
+    auto ask_watching = [&] {
+      asked = true;
+      watching = options_.watching && options_.watching();
+      return watching;
+    };
+    OracleAnswer answer = DecideCommand(state->matcher, state->policy, command, ask_watching);
+    WriteAll(fd, Reply(answer.decision, answer.message));
+
+    (answer.decision == Decision::kDeny ? refused_ : allowed_)++;
+    Record(request, answer, asked, watching);
+  }
+
+  void Record(const nlohmann::json& request, const OracleAnswer& answer, bool asked,
+              bool watching) {
+    const std::string& command = request["command"].get_ref<const std::string&>();
+    bool refused = answer.decision == Decision::kDeny;
+    std::string time = NowIso8601();
+    if (log_.valid()) {
+      nlohmann::json event = {
+          {"time", time},
+          {"session", options_.session},
+          {"shell", request.value("shell", "")},
+          {"cwd", request.value("cwd", "")},
+          {"command", command.size() > kMaxLoggedCommand ? command.substr(0, kMaxLoggedCommand) +
+                                                               "…"
+                                                         : command},
+          {"decision", refused ? "deny" : "allow"},
+          {"finding", answer.match.finding == Finding::kListed         ? "listed"
+                      : answer.match.finding == Finding::kUndetermined ? "undetermined"
+                                                                       : "none"},
+          {"entry", answer.match.entry.empty() ? nlohmann::json(nullptr)
+                                               : nlohmann::json(answer.match.entry)},
+          {"reason", answer.match.reason},
+          {"dangerous", answer.match.dangerous ? nlohmann::json(answer.match.dangerous->category)
+                                               : nlohmann::json(nullptr)},
+          {"watching", asked ? nlohmann::json(watching) : nlohmann::json(nullptr)}};
+      std::string text =
+          event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+      // O_APPEND and one write per line keep concurrent lines whole.
+      if (::write(log_.get(), text.data(), text.size()) < 0) {
+        log::warn("cannot write the session's event log: {}", std::strerror(errno));
+      }
+    }
+    if (refused && asked && !watching) {
+      ++refused_while_away_;
+      if (!options_.inbox_dir.empty()) {
+        auto added = InboxAdd(options_.inbox_dir, {time, options_.session, options_.project,
+                                                   options_.agent, command, answer.match.entry});
+        if (!added) log::warn("cannot add to the inbox: {}", added.error().message);
+      }
+    }
+  }
+
+  OracleOptions options_;
+  std::unique_ptr<OracleStateHolder> state_;
+  UniqueFd listener_;
+  UniqueFd log_;
+  std::vector<std::thread> workers_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<std::uint64_t> allowed_{0}, refused_{0}, refused_while_away_{0};
+};
+
+Result<UniqueFd> Listen(const std::string& path) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.empty() || path.size() >= sizeof addr.sun_path) {
+    return Error("oracle socket path '" + path + "' is empty or longer than " +
+                 std::to_string(sizeof addr.sun_path - 1) + " bytes; use a shorter session folder");
+  }
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return Error::FromErrno("socket");
+  ::unlink(path.c_str());
+  mode_t old_mask = ::umask(0177);  // the socket is born 0600
+  int bound = ::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  ::umask(old_mask);
+  if (bound != 0) return Error::FromErrno("cannot bind the oracle socket " + path);
+  if (::listen(fd.get(), 128) != 0) return Error::FromErrno("listen on " + path);
+  return fd;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Oracle>> Oracle::Start(OracleOptions options) {
+  auto state = OracleStateHolder::Create(options.policy_source, options.deny_list_copy);
+  if (!state) return state.error().Context("starting the oracle");
+  UniqueFd log;
+  if (!options.event_log.empty()) {
+    log.Reset(::open(options.event_log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
+    if (!log.valid()) return Error::FromErrno("cannot open the event log " + options.event_log);
+  }
+  auto listener = Listen(options.socket_path);
+  if (!listener) return listener.error().Context("starting the oracle");
+  return std::unique_ptr<Oracle>(new OracleServer(std::move(options), std::move(*state),
+                                                  std::move(*listener), std::move(log)));
+}
+
+}  // namespace corral::policy

@@ -1,0 +1,207 @@
+#include <gtest/gtest.h>
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "policy/policy.h"
+
+namespace corral::policy {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A client speaking the wire format: one request per connection.
+nlohmann::json Ask(const std::string& socket_path, const std::string& request_line) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, socket_path.c_str(), sizeof addr.sun_path - 1);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return {{"error", "connect"}};
+  }
+  std::string line = request_line + "\n";
+  ::send(fd, line.data(), line.size(), MSG_NOSIGNAL);
+  std::string reply;
+  char buffer[4096];
+  ssize_t n;
+  while ((n = ::recv(fd, buffer, sizeof buffer, 0)) > 0) reply.append(buffer, n);
+  ::close(fd);
+  auto parsed = nlohmann::json::parse(reply, nullptr, false);
+  return parsed.is_discarded() ? nlohmann::json{{"error", "unparsable: " + reply}} : parsed;
+}
+
+nlohmann::json AskCommand(const std::string& socket_path, const std::string& command) {
+  return Ask(socket_path,
+             nlohmann::json{{"v", 1}, {"shell", "bash"}, {"command", command}, {"cwd", "/p"}}.dump());
+}
+
+class OracleTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("corral-oracle-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    config_ = (dir_ / "config.yaml").string();
+    WriteConfig("deny_unattended: [aws, git push --force]\n");
+  }
+  void TearDown() override {
+    if (oracle_) oracle_->Stop();
+    fs::remove_all(dir_);
+  }
+
+  void WriteConfig(const std::string& text) {
+    std::string temp = config_ + ".tmp";
+    std::ofstream(temp) << text;
+    fs::rename(temp, config_);
+  }
+
+  void Start() {
+    OracleOptions options;
+    options.socket_path = (dir_ / "oracle.sock").string();
+    options.policy_source.config_path = config_;
+    options.policy_source.getenv = [](const char*) -> const char* { return nullptr; };
+    options.deny_list_copy = (dir_ / "deny-list").string();
+    options.event_log = (dir_ / "events.jsonl").string();
+    options.inbox_dir = (dir_ / "state").string();
+    options.session = "s1";
+    options.project = "/p";
+    options.agent = "claude";
+    options.watching = [this] { return watching_.load(); };
+    auto oracle = Oracle::Start(std::move(options));
+    ASSERT_TRUE(oracle.ok()) << oracle.error().message;
+    oracle_ = std::move(*oracle);
+  }
+  std::string Socket() const { return (dir_ / "oracle.sock").string(); }
+
+  fs::path dir_;
+  std::string config_;
+  std::atomic<bool> watching_{false};
+  std::unique_ptr<Oracle> oracle_;
+};
+
+TEST_F(OracleTest, RefusesListedWhileAwayAndAllowsOthers) {
+  Start();
+  auto reply = AskCommand(Socket(), "cd x && aws s3 ls");
+  EXPECT_EQ(reply["v"], 1);
+  EXPECT_EQ(reply["decision"], "deny");
+  EXPECT_EQ(reply["message"],
+            "corral blocked this: `aws` may not run while nobody is watching. Leave it for the "
+            "user and tell them what it was for.");
+  EXPECT_EQ(AskCommand(Socket(), "git push")["decision"], "allow");
+  EXPECT_EQ(AskCommand(Socket(), "git push origin main --force")["decision"], "deny");
+  EXPECT_FALSE(AskCommand(Socket(), "ls").contains("message"));
+}
+
+TEST_F(OracleTest, WatchingLetsListedCommandsRun) {
+  Start();
+  watching_ = true;
+  EXPECT_EQ(AskCommand(Socket(), "aws s3 ls")["decision"], "allow");
+  watching_ = false;
+  EXPECT_EQ(AskCommand(Socket(), "aws s3 ls")["decision"], "deny");
+}
+
+TEST_F(OracleTest, UndeterminedIsRefusedWhileAway) {
+  Start();
+  auto reply = AskCommand(Socket(), "$TOOL s3 ls");
+  EXPECT_EQ(reply["decision"], "deny");
+  EXPECT_NE(reply["message"].get<std::string>().find("could not be determined"), std::string::npos);
+}
+
+TEST_F(OracleTest, ConfigEditReachesTheNextCommand) {
+  Start();
+  EXPECT_EQ(AskCommand(Socket(), "kubectl get pods")["decision"], "allow");
+  WriteConfig("deny_unattended: [kubectl]\n");
+  EXPECT_EQ(AskCommand(Socket(), "kubectl get pods")["decision"], "deny");
+  EXPECT_EQ(AskCommand(Socket(), "aws s3 ls")["decision"], "allow");
+  std::ifstream copy(dir_ / "deny-list");
+  std::string text((std::istreambuf_iterator<char>(copy)), {});
+  EXPECT_NE(text.find("\nkubectl\n"), std::string::npos);
+  EXPECT_EQ(text.find("aws"), std::string::npos);
+}
+
+TEST_F(OracleTest, BrokenConfigEditKeepsTheLastGoodList) {
+  Start();
+  WriteConfig("deny_unattended: [kubectl\n");
+  EXPECT_EQ(AskCommand(Socket(), "aws s3 ls")["decision"], "deny");
+}
+
+TEST_F(OracleTest, MalformedRequestIsRefused) {
+  Start();
+  EXPECT_EQ(Ask(Socket(), "not json")["decision"], "deny");
+  EXPECT_EQ(Ask(Socket(), R"({"v":2,"command":"ls"})")["decision"], "deny");
+  EXPECT_EQ(Ask(Socket(), R"({"v":1,"command":42})")["decision"], "deny");
+}
+
+TEST_F(OracleTest, LogsEveryDecisionAndKeepsRefusalsForTheInbox) {
+  Start();
+  AskCommand(Socket(), "ls");
+  AskCommand(Socket(), "aws s3 ls");
+  watching_ = true;
+  AskCommand(Socket(), "aws s3 cp a b");
+  oracle_->Stop();
+
+  std::ifstream log(dir_ / "events.jsonl");
+  std::vector<nlohmann::json> events;
+  for (std::string line; std::getline(log, line);) events.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0]["decision"], "allow");
+  EXPECT_EQ(events[0]["watching"], nullptr);  // presence is not asked for ordinary commands
+  EXPECT_EQ(events[1]["decision"], "deny");
+  EXPECT_EQ(events[1]["entry"], "aws");
+  EXPECT_EQ(events[1]["session"], "s1");
+  EXPECT_EQ(events[2]["decision"], "allow");
+  EXPECT_EQ(events[2]["watching"], true);
+
+  auto inbox = InboxTake((dir_ / "state").string(), false);
+  ASSERT_TRUE(inbox.ok());
+  ASSERT_EQ(inbox->size(), 1u);
+  EXPECT_EQ((*inbox)[0].command, "aws s3 ls");
+  EXPECT_EQ((*inbox)[0].agent, "claude");
+  EXPECT_EQ(oracle_->Stats().refused_while_away, 1u);
+}
+
+TEST_F(OracleTest, SocketIsPrivateAndRemovedOnStop) {
+  Start();
+  struct stat st {};
+  ASSERT_EQ(::stat(Socket().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  oracle_->Stop();
+  EXPECT_FALSE(fs::exists(Socket()));
+}
+
+TEST_F(OracleTest, ConcurrentClientsAllGetAnswers) {
+  Start();
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 8; ++c) {
+    clients.emplace_back([&, c] {
+      for (int i = 0; i < 100; ++i) {
+        bool listed = (i + c) % 2 == 0;
+        auto reply = AskCommand(Socket(), listed ? "aws s3 ls" : "npm test");
+        if (reply.value("decision", "") != (listed ? "deny" : "allow")) ++wrong;
+      }
+    });
+  }
+  for (auto& t : clients) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+  auto stats = oracle_->Stats();
+  EXPECT_EQ(stats.allowed + stats.refused, 800u);
+}
+
+TEST_F(OracleTest, BadConfigStopsStart) {
+  WriteConfig("level: sometimes\n");
+  OracleOptions options;
+  options.socket_path = Socket();
+  options.policy_source.config_path = config_;
+  EXPECT_FALSE(Oracle::Start(std::move(options)).ok());
+}
+
+}  // namespace
+}  // namespace corral::policy
