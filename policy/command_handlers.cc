@@ -2,6 +2,7 @@
 // find -exec, parallel, git and its aliases, interpreters given inline code,
 // and every generic wrapper from wrappers.cc.
 #include <algorithm>
+#include <unordered_map>
 
 #include "policy/command_walker.h"
 #include "policy/dangerous.h"
@@ -14,12 +15,6 @@ bool OneOf(std::string_view word, std::initializer_list<std::string_view> list) 
   return std::find(list.begin(), list.end(), word) != list.end();
 }
 
-bool IsShell(std::string_view name) {
-  return OneOf(name, {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "rbash",
-                      "lksh", "oksh", "loksh", "pdksh", "ksh93", "fish", "csh", "tcsh", "hush",
-                      "elvish", "nu", "xonsh", "bash5", "sh5"});
-}
-
 // Interpreters and the flag that gives them inline code.
 std::string_view InlineCodeFlag(std::string_view name) {
   if (name.starts_with("python") || name == "pypy" || name == "pypy3") return "-c";
@@ -29,6 +24,48 @@ std::string_view InlineCodeFlag(std::string_view name) {
   }
   if (name == "php") return "-r";
   return {};
+}
+
+// What a program does with its arguments, looked up once per command.
+enum class Kind : std::uint8_t {
+  kOther, kShell, kEval, kSource, kEnv, kXargs, kFind, kFd, kParallel, kEcho, kDownloader,
+  kDeclare, kBuiltin, kCommand, kExec, kAlias, kTrap, kInline,
+};
+
+Kind KindOf(std::string_view name) {
+  static const auto* kinds = [] {
+    auto* map = new std::unordered_map<std::string_view, Kind>();
+    for (std::string_view n : {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh",
+                               "rbash", "lksh", "oksh", "loksh", "pdksh", "ksh93", "fish", "csh",
+                               "tcsh", "hush", "elvish", "nu", "xonsh", "bash5", "sh5"}) {
+      map->emplace(n, Kind::kShell);
+    }
+    for (std::string_view n : {"curl", "wget", "fetch", "http", "https", "aria2c", "lwp-request",
+                               "GET", "xh", "curlie", "wget2"}) {
+      map->emplace(n, Kind::kDownloader);
+    }
+    for (std::string_view n : {"export", "declare", "typeset", "local", "readonly"}) {
+      map->emplace(n, Kind::kDeclare);
+    }
+    for (std::string_view n : {"python", "python2", "python3", "pypy", "pypy3", "perl", "ruby",
+                               "node", "nodejs", "lua", "luajit", "Rscript", "osascript", "bun",
+                               "deno", "tclsh", "awk", "gawk", "php"}) {
+      map->emplace(n, Kind::kInline);
+    }
+    const std::pair<std::string_view, Kind> single[] = {
+        {"eval", Kind::kEval},         {"source", Kind::kSource},   {".", Kind::kSource},
+        {"env", Kind::kEnv},           {"xargs", Kind::kXargs},     {"find", Kind::kFind},
+        {"fd", Kind::kFd},             {"fdfind", Kind::kFd},       {"parallel", Kind::kParallel},
+        {"sem", Kind::kParallel},      {"echo", Kind::kEcho},       {"printf", Kind::kEcho},
+        {"builtin", Kind::kBuiltin},   {"command", Kind::kCommand}, {"exec", Kind::kExec},
+        {"alias", Kind::kAlias},       {"trap", Kind::kTrap}};
+    for (const auto& [n, kind] : single) map->emplace(n, kind);
+    return map;
+  }();
+  auto it = kinds->find(name);
+  if (it != kinds->end()) return it->second;
+  if (name.starts_with("python")) return Kind::kInline;
+  return Kind::kOther;
 }
 
 bool IsStdinPath(std::string_view path) {
@@ -67,60 +104,61 @@ std::vector<std::string> SplitEnvString(std::string_view text) {
 }  // namespace
 
 void Walker::Dispatch(std::string_view name, std::span<const Arg> args, const Ctx& ctx) {
-  if (IsShell(name)) return HandleShell(name, args, ctx);
-  if (name == "eval") return HandleEval(args, ctx);
-  if (name == "source" || name == ".") return HandleSource(args, ctx);
-  if (name == "env") return HandleEnv(args, ctx);
-  if (name == "xargs") return HandleXargs(args, ctx);
-  if (name == "find") return HandleFind(args, ctx, "");
-  if (name == "fd" || name == "fdfind") return HandleFind(args, ctx, "fd");
-  if (name == "parallel" || name == "sem") return HandleParallel(args, ctx);
-  if (name == "echo" || name == "printf") return RecordEcho(name, args, ctx);
-  if (IsDownloader(name)) {
-    downloader_pipelines_.push_back(ctx.command->pipeline_id);
-    downloads_.emplace_back(args[0].begin, args.back().end);
-    return;
-  }
-  if (OneOf(name, {"export", "declare", "typeset", "local", "readonly"})) {
-    for (const Arg& arg : args.subspan(1)) {
-      if (arg.flags & shell::kAssignment) RecordAssignment(arg, ctx);
+  switch (KindOf(name)) {
+    case Kind::kShell: return HandleShell(name, args, ctx);
+    case Kind::kEval: return HandleEval(args, ctx);
+    case Kind::kSource: return HandleSource(args, ctx);
+    case Kind::kEnv: return HandleEnv(args, ctx);
+    case Kind::kXargs: return HandleXargs(args, ctx);
+    case Kind::kFind: return HandleFind(args, ctx, "");
+    case Kind::kFd: return HandleFind(args, ctx, "fd");
+    case Kind::kParallel: return HandleParallel(args, ctx);
+    case Kind::kEcho: return RecordEcho(name, args, ctx);
+    case Kind::kInline: return HandleInlineCode(name, args, ctx);
+    case Kind::kDownloader:
+      downloader_pipelines_.push_back(ctx.command->pipeline_id);
+      downloads_.emplace_back(args[0].begin, args.back().end);
+      return;
+    case Kind::kDeclare:
+      for (const Arg& arg : args.subspan(1)) {
+        if (arg.flags & shell::kAssignment) RecordAssignment(arg, ctx);
+      }
+      return;
+    case Kind::kBuiltin: return Resolve(args.subspan(1), ctx);
+    case Kind::kCommand: {
+      // command -v / -V only look the name up.
+      std::size_t i = 1;
+      for (; i < args.size() && args[i].option() && args[i].text != "--"; ++i) {
+        if (args[i].text.find_first_of("vV") != std::string_view::npos) return;
+      }
+      if (i < args.size() && args[i].text == "--") ++i;
+      return Resolve(args.subspan(std::min(i, args.size())), ctx);
     }
-    return;
-  }
-  if (name == "builtin") return Resolve(args.subspan(1), ctx);
-  if (name == "command") {
-    // command -v / -V only look the name up.
-    std::size_t i = 1;
-    for (; i < args.size() && args[i].option() && args[i].text != "--"; ++i) {
-      if (args[i].text.find_first_of("vV") != std::string_view::npos) return;
+    case Kind::kExec: {
+      static constexpr WrapperSpec kExec = {"exec", "", "a", "cl", "", "", 0, "", 0, 0};
+      WrapperPlan plan = PlanWrapper(kExec, args, 1);
+      for (std::size_t start : plan.starts) Resolve(args.subspan(start), ctx);
+      return;
     }
-    if (i < args.size() && args[i].text == "--") ++i;
-    return Resolve(args.subspan(std::min(i, args.size())), ctx);
-  }
-  if (name == "exec") {
-    static constexpr WrapperSpec kExec = {"exec", "", "a", "cl", "", "", 0, "", 0, 0};
-    WrapperPlan plan = PlanWrapper(kExec, args, 1);
-    for (std::size_t start : plan.starts) Resolve(args.subspan(start), ctx);
-    return;
-  }
-  if (name == "alias") {
-    for (const Arg& arg : args.subspan(1)) {
-      std::size_t eq = arg.text.find('=');
-      if (eq != std::string_view::npos) ParseCodeArg("alias", arg, eq + 1, ctx);
+    case Kind::kAlias:
+      for (const Arg& arg : args.subspan(1)) {
+        std::size_t eq = arg.text.find('=');
+        if (eq != std::string_view::npos) ParseCodeArg("alias", arg, eq + 1, ctx);
+      }
+      return;
+    case Kind::kTrap: {
+      std::size_t i = 1;
+      while (i < args.size() && (args[i].text == "-p" || args[i].text == "-l")) ++i;
+      if (i < args.size() && args[i].text == "--") ++i;
+      if (i + 1 < args.size() && args[i].text != "-" && !args[i].text.empty()) {
+        ParseCodeArg("trap", args[i], 0, ctx);
+      }
+      return;
     }
-    return;
+    case Kind::kOther:
+      if (IsWrapperName(name)) RunWrapper(name, args, ctx);
+      return;
   }
-  if (name == "trap") {
-    std::size_t i = 1;
-    while (i < args.size() && (args[i].text == "-p" || args[i].text == "-l")) ++i;
-    if (i < args.size() && args[i].text == "--") ++i;
-    if (i + 1 < args.size() && args[i].text != "-" && !args[i].text.empty()) {
-      ParseCodeArg("trap", args[i], 0, ctx);
-    }
-    return;
-  }
-  if (!InlineCodeFlag(name).empty()) return HandleInlineCode(name, args, ctx);
-  RunWrapper(name, args, ctx);
 }
 
 void Walker::RunWrapper(std::string_view name, std::span<const Arg> args, const Ctx& ctx) {

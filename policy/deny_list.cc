@@ -59,7 +59,7 @@ Result<DenyList> DenyList::Compile(const std::vector<std::string>& lines) {
 
 const std::vector<std::size_t>* DenyList::ForCommand(std::string_view name) const {
   if (by_command_.empty()) return nullptr;
-  auto it = by_command_.find(std::string(name));
+  auto it = by_command_.find(name);
   return it == by_command_.end() ? nullptr : &it->second;
 }
 

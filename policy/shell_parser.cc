@@ -476,6 +476,7 @@ void Parser::ParseTrailingRedirects() {
 
 void Parser::ParseSimpleCommand(std::uint32_t pipeline_id, std::uint32_t pipe_index) {
   std::vector<Word> words;
+  words.reserve(8);
   std::vector<Redirect> redirects;
   while (!state_.aborted()) {
     SkipBlanks();

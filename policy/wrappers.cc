@@ -1,6 +1,7 @@
 #include "policy/wrappers.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace corral::policy {
 namespace {
@@ -121,6 +122,15 @@ bool InList(std::string_view list, std::string_view word) {
 }
 
 }  // namespace
+
+bool IsWrapperName(std::string_view name) {
+  static const auto* names = [] {
+    auto* set = new std::unordered_map<std::string_view, const WrapperSpec*>();
+    for (const WrapperSpec& spec : kWrappers) set->emplace(spec.name, &spec);
+    return set;
+  }();
+  return names->count(name) > 0 || (name.starts_with("with-") && name.size() > 5);
+}
 
 const WrapperSpec* FindWrapper(std::string_view name, std::span<const Arg> args,
                                std::size_t* first) {

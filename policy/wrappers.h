@@ -43,6 +43,9 @@ struct WrapperPlan {
   bool missing = false;  // some reading runs no command word
 };
 
+// True when `name` runs another command given as its arguments.
+bool IsWrapperName(std::string_view name);
+
 // The spec for args[0] (and its subcommand); `first` is set to the index of
 // the first word after the wrapper's name and subcommand.
 const WrapperSpec* FindWrapper(std::string_view name, std::span<const Arg> args,
