@@ -10,5 +10,6 @@ void AddConfigCommand(CLI::App& app, Globals& globals);
 void AddPresenceCommand(CLI::App& app, Globals& globals);
 void AddInboxCommand(CLI::App& app, Globals& globals);
 void AddSeccompCommand(CLI::App& app, Globals& globals);
+void AddProxyCommand(CLI::App& app, Globals& globals);
 
 }  // namespace corral::cli

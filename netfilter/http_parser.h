@@ -1,0 +1,100 @@
+// Strict HTTP/1.x message heads. Anything ambiguous is an error with a status
+// and a reason: a proxy that reads a message differently from the origin is
+// how requests get smuggled past it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace corral::netfilter {
+
+enum class BodyKind { kNone, kLength, kChunked, kUntilClose };
+
+struct Header {
+  std::string name;   // as sent
+  std::string value;  // without surrounding whitespace
+};
+
+struct HttpError {
+  int status = 400;
+  std::string reason;
+};
+
+struct RequestHead {
+  std::string method;
+  std::string target;  // as sent
+  int minor = 1;       // HTTP/1.minor
+  std::vector<Header> headers;
+  std::size_t size = 0;  // bytes of the head, final CRLF CRLF included
+
+  bool connect = false;
+  std::string authority;  // CONNECT's host:port, or the absolute URL's host[:port]
+  std::string path;       // origin-form to forward ("/" at least); empty for CONNECT
+  BodyKind body = BodyKind::kNone;
+  uint64_t content_length = 0;
+  bool keep_alive = true;
+  std::optional<std::string> host;                 // the Host header
+  std::optional<std::string> proxy_authorization;  // the Proxy-Authorization header
+  std::vector<std::string> connection_tokens;      // lower case, from Connection
+};
+
+struct ResponseHead {
+  int minor = 1;
+  int status = 0;
+  std::string reason;
+  std::vector<Header> headers;
+  std::size_t size = 0;
+  BodyKind body = BodyKind::kNone;
+  uint64_t content_length = 0;
+  bool keep_alive = true;
+  std::vector<std::string> connection_tokens;
+};
+
+enum class ParseState { kIncomplete, kDone, kError };
+
+template <class Head>
+struct Parsed {
+  ParseState state = ParseState::kIncomplete;
+  Head head;
+  HttpError error;
+};
+
+// Parses the request head at the start of `buffer`. kIncomplete while the
+// head may still be valid and under `max_head` bytes; 431 past that.
+Parsed<RequestHead> ParseRequest(std::string_view buffer, std::size_t max_head);
+
+// `request_method` decides whether the response has a body (HEAD, CONNECT).
+Parsed<ResponseHead> ParseResponse(std::string_view buffer, std::size_t max_head,
+                                   std::string_view request_method);
+
+// Case-insensitive ASCII comparison for header names and tokens.
+bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+
+// Headers a proxy must not forward (RFC 9110 7.6.1), plus any named in
+// Connection.
+bool IsHopByHop(std::string_view name, const std::vector<std::string>& connection_tokens);
+
+// Validates and measures a chunked body as it streams past, so the proxy
+// knows where the message ends without changing its bytes.
+class ChunkedDecoder {
+ public:
+  // Consumes bytes from `data`; returns how many belong to this body (all of
+  // them unless the body ended inside `data`). Sets error on bad framing.
+  std::size_t Consume(std::string_view data);
+  bool done() const { return state_ == State::kDone; }
+  bool failed() const { return state_ == State::kError; }
+
+ private:
+  enum class State { kSize, kSizeExt, kSizeLf, kData, kDataCr, kDataLf, kTrailer,
+                     kTrailerLine, kTrailerLineLf, kFinalLf, kDone, kError };
+  State state_ = State::kSize;
+  uint64_t remaining_ = 0;
+  int size_digits_ = 0;
+  std::size_t line_bytes_ = 0;
+  std::size_t trailer_bytes_ = 0;
+};
+
+}  // namespace corral::netfilter

@@ -1,0 +1,112 @@
+// netfilter/: the egress proxy, the only way out of a box. An HTTP/1.x forward
+// proxy (CONNECT tunnels and absolute-form http:// requests) that lets through
+// only the configured hosts and refuses private, local and metadata addresses.
+// The one public header of netfilter/.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/base.h"
+#include "policy/policy.h"
+
+namespace corral::netfilter {
+
+// ---------------------------------------------------------------- rules
+
+// The three lists, as the user wrote them (config file or flags).
+struct RuleLists {
+  std::vector<std::string> allowed_domains;  // "example.com", "*.example.com", ":port" optional
+  std::vector<std::string> denied_domains;   // same forms; denied wins
+  std::vector<std::string> allow_addresses;  // "10.0.0.5", "127.0.0.0/8", "fd00::/8"
+};
+
+// One allow or deny entry, parsed: a canonical name (or IP literal) or a
+// wildcard suffix, and an optional port.
+struct DomainEntry {
+  std::string text;        // as written, for messages
+  std::string host;        // canonical host; for wildcards the suffix without "*."
+  bool wildcard = false;   // "*.host": any subdomain, never the apex
+  std::optional<uint16_t> port;
+};
+
+struct Cidr {
+  std::string text;  // as written
+  bool v6 = false;
+  uint8_t bytes[16] = {};
+  int prefix = 0;
+};
+
+// Validated, immutable rules; share them read-only.
+struct Rules {
+  std::vector<DomainEntry> allowed;
+  std::vector<DomainEntry> denied;
+  std::vector<Cidr> allow_addresses;
+};
+
+// Validates every entry; an error names the entry and says how to fix it
+// ("*" and "*.com" are refused, as are URLs and malformed addresses).
+Result<Rules> ParseRules(const RuleLists& lists);
+
+// ---------------------------------------------------------------- proxy
+
+struct Limits {
+  std::size_t max_head_bytes = 64 * 1024;              // 431 past this
+  std::chrono::milliseconds head_timeout{10'000};      // 408 past this
+  std::chrono::milliseconds connect_timeout{10'000};   // resolve + dial; 504 past this
+  std::chrono::milliseconds idle_timeout{600'000};     // a silent tunnel is closed
+  int max_tunnels = 4096;                              // 429 past this
+  std::size_t max_client_hello_bytes = 16 * 1024 + 5;  // one TLS record
+};
+
+struct ProxyConfig {
+  // "HOST:PORT" ("127.0.0.1:0" picks a free port; "[::1]:3128") or "unix:PATH"
+  // (created mode 0600; a stale socket at PATH is replaced).
+  std::string listen = "127.0.0.1:3128";
+  RuleLists rules;
+  std::string hosts_file;  // hosts(5) format, consulted before the system resolver
+  std::string token;       // when set, Proxy-Authorization Basic with this password
+  Limits limits;
+  int threads = 0;  // event loops; 0 = one per core
+  // One JSON line per decision (no trailing newline). Called from any loop
+  // thread, possibly at once from several: the sink must be thread-safe.
+  std::function<void(std::string_view line)> log;
+};
+
+// The proxy settings a policy asks for (lists, timeouts, tunnel cap).
+ProxyConfig FromPolicy(const policy::NetworkPolicy& network);
+
+class Proxy {
+ public:
+  // Binds, then serves on its own threads until Stop() or destruction.
+  static Result<std::unique_ptr<Proxy>> Start(const ProxyConfig& config);
+
+  // "127.0.0.1:41234", "[::1]:3128" or "unix:/path": where clients connect.
+  std::string address() const;
+  uint16_t port() const;  // 0 for a unix socket
+
+  // Swaps the lists for new requests; open tunnels stay open.
+  Result<void> Reload(const RuleLists& lists);
+
+  // Stops accepting, closes every connection, joins the threads. Idempotent.
+  void Stop();
+
+  ~Proxy();
+  Proxy(const Proxy&) = delete;
+  Proxy& operator=(const Proxy&) = delete;
+
+  struct Impl;
+
+ private:
+  explicit Proxy(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+  friend struct ProxyStarter;
+};
+
+}  // namespace corral::netfilter
