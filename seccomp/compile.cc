@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <optional>
 #include <set>
 
 #include "seccomp/arch.h"
@@ -38,7 +39,10 @@ scmp_compare ScmpOp(Op op) {
   return SCMP_CMP_EQ;
 }
 
-Result<void> AddRule(const FilterContext& filter, const Rule& rule) {
+// Adds the rule for the names that exist on `arch`. libseccomp would add a
+// placeholder comparison for the others (it does in 2.5.4), which makes the
+// tree deeper for nothing.
+Result<void> AddRule(const FilterContext& filter, Arch arch, const Rule& rule) {
   std::vector<scmp_arg_cmp> args;
   std::set<unsigned> indexes;
   for (const auto& arg : rule.args) {
@@ -50,14 +54,46 @@ Result<void> AddRule(const FilterContext& filter, const Rule& rule) {
     args.push_back({arg.index, ScmpOp(arg.op), arg.value, arg.value_two});
   }
   for (const auto& name : rule.names) {
-    // The host's number, or libseccomp's placeholder that it maps per arch.
+    if (!ResolveOn(arch, name)) continue;
+    // Rules take the host's number (or libseccomp's placeholder for it) and
+    // libseccomp translates it by name for the filter's architecture.
     int nr = seccomp_syscall_resolve_name(name.c_str());
-    if (nr == __NR_SCMP_ERROR) continue;
     int rc = seccomp_rule_add_array(filter.get(), ScmpAction(rule.action, rule.errno_value), nr,
                                     static_cast<unsigned>(args.size()), args.data());
-    if (rc < 0) return Error::FromErrno("rule for " + name, -rc);
+    if (rc < 0) {
+      return Error::FromErrno("rule for " + name + " on " + std::string(ArchName(arch)), -rc);
+    }
   }
   return Ok();
+}
+
+// The filter for one architecture; they are merged into one afterwards.
+Result<FilterContext> CompileArch(const Profile& profile, Arch arch) {
+  FilterContext filter(seccomp_init(ScmpAction(profile.default_action, profile.default_errno)));
+  if (filter.get() == nullptr) return Error("seccomp_init failed (bad default action?)");
+  std::uint32_t token = ScmpArch(arch);
+  if (token != seccomp_arch_native()) {
+    if (int rc = seccomp_arch_add(filter.get(), token); rc < 0) {
+      return Error::FromErrno("adding architecture " + std::string(ArchName(arch)), -rc);
+    }
+    seccomp_arch_remove(filter.get(), seccomp_arch_native());
+  }
+#if SCMP_VER_MAJOR > 2 || (SCMP_VER_MAJOR == 2 && SCMP_VER_MINOR >= 5)
+  // 2: a binary tree of system-call numbers instead of a linear list.
+  if (int rc = seccomp_attr_set(filter.get(), SCMP_FLTATR_CTL_OPTIMIZE, 2); rc < 0) {
+    return Error::FromErrno("asking libseccomp for a binary-tree filter", -rc);
+  }
+#endif
+  for (const auto& rule : profile.rules) {
+    // libseccomp refuses a rule that repeats the default action (EACCES);
+    // it would change nothing, and runc skips it too.
+    if (rule.action == profile.default_action &&
+        (rule.action != Action::kErrno || rule.errno_value == profile.default_errno)) {
+      continue;
+    }
+    if (auto added = AddRule(filter, arch, rule); !added) return added.error();
+  }
+  return filter;
 }
 
 // Writes via fd-based libseccomp exports into an anonymous file.
@@ -84,40 +120,28 @@ Result<std::string> ExportToString(const FilterContext& filter, Export export_fn
 }  // namespace
 
 Result<FilterContext> Compile(const Profile& profile, const std::vector<Arch>& arches) {
-  FilterContext filter(
-      seccomp_init(ScmpAction(profile.default_action, profile.default_errno)));
-  if (filter.get() == nullptr) return Error("seccomp_init failed (bad default action?)");
-  const auto& wanted = arches.empty() ? profile.architectures : arches;
-  if (!wanted.empty()) {
-    bool native_wanted = false;
-    for (Arch arch : wanted) {
-      std::uint32_t token = ScmpArch(arch);
-      native_wanted = native_wanted || token == seccomp_arch_native();
-      int rc = seccomp_arch_add(filter.get(), token);
-      if (rc < 0 && rc != -EEXIST) {
-        return Error::FromErrno("adding architecture " + std::string(ArchName(arch)), -rc);
-      }
+  std::vector<Arch> wanted = arches.empty() ? profile.architectures : arches;
+  if (wanted.empty()) {
+    for (Arch arch : kAllArches) {
+      if (ScmpArch(arch) == seccomp_arch_native()) wanted.push_back(arch);
     }
-    if (!native_wanted) seccomp_arch_remove(filter.get(), seccomp_arch_native());
+    if (wanted.empty()) return Error("this host's architecture is not one corral filters for");
   }
-#if SCMP_VER_MAJOR > 2 || (SCMP_VER_MAJOR == 2 && SCMP_VER_MINOR >= 5)
-  // 2: a binary tree of system-call numbers instead of a linear list.
-  if (int rc = seccomp_attr_set(filter.get(), SCMP_FLTATR_CTL_OPTIMIZE, 2); rc < 0) {
-    return Error::FromErrno("asking libseccomp for a binary-tree filter", -rc);
-  }
-#endif
-  for (const auto& rule : profile.rules) {
-    // libseccomp refuses a rule that repeats the default action (EACCES);
-    // it would change nothing, and runc skips it too.
-    if (rule.action == profile.default_action &&
-        (rule.action != Action::kErrno || rule.errno_value == profile.default_errno)) {
+  std::optional<FilterContext> merged;
+  for (Arch arch : wanted) {
+    auto one = CompileArch(profile, arch);
+    if (!one) return one.error().Context("compiling the seccomp filter");
+    if (!merged) {
+      merged.emplace(std::move(*one));
       continue;
     }
-    if (auto added = AddRule(filter, rule); !added) {
-      return added.error().Context("compiling the seccomp filter");
+    // On success libseccomp takes over (and frees) the merged-in context.
+    if (int rc = seccomp_merge(merged->get(), one->get()); rc < 0) {
+      return Error::FromErrno("merging the filter for " + std::string(ArchName(arch)), -rc);
     }
+    one->Release();
   }
-  return filter;
+  return std::move(*merged);
 }
 
 Result<std::string> ToPfc(const Profile& profile) {

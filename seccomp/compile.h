@@ -3,6 +3,7 @@
 
 #include <seccomp.h>
 
+#include <utility>
 #include <vector>
 
 #include "seccomp/seccomp.h"
@@ -15,7 +16,10 @@ class FilterContext {
   explicit FilterContext(scmp_filter_ctx ctx) : ctx_(ctx) {}
   FilterContext(FilterContext&& other) noexcept : ctx_(other.ctx_) { other.ctx_ = nullptr; }
   FilterContext& operator=(FilterContext&& other) noexcept {
-    std::swap(ctx_, other.ctx_);
+    if (this != &other) {
+      if (ctx_ != nullptr) seccomp_release(ctx_);
+      ctx_ = std::exchange(other.ctx_, nullptr);
+    }
     return *this;
   }
   FilterContext(const FilterContext&) = delete;
@@ -24,6 +28,8 @@ class FilterContext {
     if (ctx_ != nullptr) seccomp_release(ctx_);
   }
   scmp_filter_ctx get() const { return ctx_; }
+  // For a call that takes the context over (seccomp_merge).
+  scmp_filter_ctx Release() { return std::exchange(ctx_, nullptr); }
 
  private:
   scmp_filter_ctx ctx_;
