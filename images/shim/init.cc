@@ -1,0 +1,158 @@
+// PID 1 of the box: run the agent in its own process group (the terminal's
+// foreground group), reap every child, forward signals, and end the box when
+// the watchdog socket in the session folder closes, i.e. when corral is gone.
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "images/shim/shim.h"
+
+namespace corral::shim {
+namespace {
+
+constexpr int kGraceMs = 2000;  // SIGTERM, then SIGKILL this much later
+
+long NowMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+// -1 with errno ENOENT when there is no watchdog (no session folder mounted).
+int ConnectWatchdog(const char* path) {
+  if (path == nullptr || *path == '\0') {
+    errno = ENOENT;
+    return -1;
+  }
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path, sizeof addr.sun_path - 1);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+  }
+  return fd;
+}
+
+[[noreturn]] void ExecChild(char** argv, const sigset_t& original) {
+  sigprocmask(SIG_SETMASK, &original, nullptr);
+  setpgid(0, 0);
+  if (isatty(STDIN_FILENO)) {
+    signal(SIGTTOU, SIG_IGN);
+    tcsetpgrp(STDIN_FILENO, getpid());
+    signal(SIGTTOU, SIG_DFL);
+  }
+  execvp(argv[0], argv);
+  std::fprintf(stderr, "corral-shim: cannot run %s: %s\n", argv[0], std::strerror(errno));
+  _exit(errno == ENOENT ? 127 : 126);
+}
+
+int StatusCode(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+// The engine sizes the terminal just after start; an agent that reads the
+// size first would see 0x0. Wait for that SIGWINCH, briefly.
+void AwaitTerminalSize(int signals) {
+  winsize size{};
+  if (!isatty(STDIN_FILENO) || ioctl(STDIN_FILENO, TIOCGWINSZ, &size) != 0 || size.ws_row != 0) {
+    return;
+  }
+  long until = NowMs() + 1000;
+  for (long left; (left = until - NowMs()) > 0;) {
+    pollfd fd{signals, POLLIN, 0};
+    if (poll(&fd, 1, static_cast<int>(left)) <= 0) return;
+    signalfd_siginfo info{};
+    if (read(signals, &info, sizeof info) == sizeof info && info.ssi_signo == SIGWINCH) return;
+  }
+}
+
+void Forward(pid_t child, int sig) {
+  if (kill(-child, sig) != 0) kill(child, sig);
+}
+
+}  // namespace
+
+int Init(int argc, char** argv) {
+  if (argc > 0 && std::strcmp(argv[0], "--") == 0) {
+    --argc;
+    ++argv;
+  }
+  if (argc == 0) {
+    std::fprintf(stderr, "corral-shim init: give the command to run: init -- COMMAND [ARGS...]\n");
+    return 2;
+  }
+  sigset_t all, original;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, &original);
+
+  int watchdog = ConnectWatchdog(std::getenv("CORRAL_WATCHDOG"));
+  if (watchdog < 0 && errno != ENOENT) {
+    std::fprintf(stderr, "corral-shim: the session's corral is not there (%s); not starting\n",
+                 std::strerror(errno));
+    return 125;
+  }
+  int signals = signalfd(-1, &all, SFD_CLOEXEC);
+  AwaitTerminalSize(signals);
+  pid_t child = fork();
+  if (child < 0) {
+    std::fprintf(stderr, "corral-shim: cannot start %s: %s\n", argv[0], std::strerror(errno));
+    return 125;
+  }
+  if (child == 0) ExecChild(argv, original);
+
+  long kill_at = -1;  // when ending: the moment SIGKILL follows SIGTERM
+  for (;;) {
+    pollfd fds[2] = {{signals, POLLIN, 0}, {watchdog, POLLIN, 0}};
+    int timeout = kill_at < 0 ? -1 : static_cast<int>(std::max(0L, kill_at - NowMs()));
+    int ready = poll(fds, watchdog >= 0 ? 2 : 1, timeout);
+    if (ready < 0 && errno != EINTR) return 125;
+    if (kill_at >= 0 && NowMs() >= kill_at) {
+      kill(-1, SIGKILL);
+      return 137;
+    }
+    if (fds[0].revents & POLLIN) {
+      signalfd_siginfo info{};
+      if (read(signals, &info, sizeof info) == sizeof info) {
+        if (info.ssi_signo == SIGCHLD) {
+          int status = 0;
+          for (pid_t pid; (pid = waitpid(-1, &status, WNOHANG)) > 0;) {
+            if (pid == child) return StatusCode(status);
+          }
+        } else {
+          Forward(child, static_cast<int>(info.ssi_signo));
+        }
+      }
+    }
+    if (watchdog >= 0 && fds[1].revents) {
+      char byte;
+      if (read(watchdog, &byte, 1) <= 0) {  // closed: corral is gone
+        std::fprintf(stderr, "corral-shim: corral is gone; ending the box\n");
+        close(watchdog);
+        watchdog = -1;
+        Forward(child, SIGTERM);
+        kill_at = NowMs() + kGraceMs;
+      }
+    }
+  }
+}
+
+}  // namespace corral::shim

@@ -1,0 +1,46 @@
+// corral run: start an agent in its box, attached to this terminal.
+#include <iostream>
+
+#include "launcher/commands.h"
+#include "launcher/launcher.h"
+
+namespace corral::cli {
+namespace {
+
+struct RunCliOptions {
+  std::vector<std::string> command;  // AGENT [ARGS...]
+  std::string image;
+  launcher::RunOptions run;
+};
+
+int RunRun(const RunCliOptions& options, const Globals& globals) {
+  auto policy = LoadPolicy(globals);
+  if (!policy) return Fail(policy.error(), kExitUsage);
+  auto outcome = launcher::Run(*policy, options.command, options.image, options.run);
+  if (!outcome) return Fail(outcome.error(), launcher::kExitBoxFailed);
+  return outcome->exit_code;
+}
+
+}  // namespace
+
+void AddRunCommand(CLI::App& app, Globals& globals) {
+  auto options = std::make_shared<RunCliOptions>();
+  CLI::App* sub = app.add_subcommand("run", "Run an agent in its box, in this project");
+  sub->footer(
+      "The box: the project read-write at its own path, no network, no capabilities,\n"
+      "seccomp, read-only root, secrets masked. Exit status: the agent's, or 125 when\n"
+      "the box could not be set up (nothing runs unboxed).\n"
+      "Examples:\n"
+      "  corral run claude\n"
+      "  corral run --image debian:bookworm-slim -- sh -c 'make test'\n");
+  sub->add_option("--image", options->image, "Image to run (default: the `image` setting)");
+  sub->add_option("--engine", options->run.engine,
+                  "Engine API endpoint: unix:///path or tcp://host:port");
+  sub->add_flag("--headless", options->run.headless, "No terminal, even when there is one");
+  sub->add_flag("--print", options->run.print_only, "Print the plan and the rendering; run nothing");
+  sub->add_option("command", options->command, "AGENT [ARGS...]: the program the box runs")
+      ->take_all();
+  sub->callback([options, &globals] { globals.exit_code = RunRun(*options, globals); });
+}
+
+}  // namespace corral::cli

@@ -1,0 +1,58 @@
+// The plan in words: `corral run --print`, and the two lines before the agent.
+#include <sstream>
+
+#include "launcher/launcher.h"
+
+namespace corral::launcher {
+namespace {
+
+std::string MountLine(const Mount& m) {
+  std::string from = m.kind == MountKind::kTmpfs   ? "tmpfs"
+                     : m.kind == MountKind::kVolume ? "volume " + m.source
+                                                    : m.source;
+  std::string line = "  " + m.target + (m.read_only ? "  (read-only)" : "  (read-write)");
+  if (from != m.target) line += "  from " + from;
+  return line + "  — " + m.why + "\n";
+}
+
+}  // namespace
+
+std::string DescribePlan(const SessionPlan& plan) {
+  std::ostringstream out;
+  out << "session " << plan.session_id << ": " << plan.container_name << "\n"
+      << "project " << plan.project_dir << " (working in " << plan.workdir << ")\n"
+      << "image " << plan.image << ", running as " << plan.uid << ":" << plan.gid
+      << (plan.tty ? ", with a terminal" : ", without a terminal") << "\n"
+      << "command:";
+  for (const auto& word : plan.command) out << " " << word;
+  out << "\nnetwork: " << plan.network_mode
+      << " (no network until the egress proxy lands; allowlist kept for it: "
+      << plan.allowed_domains.size() << " entries)\n"
+      << "hardening: all capabilities dropped, no-new-privileges, seccomp ("
+      << plan.seccomp.value("syscalls", nlohmann::json::array()).size()
+      << " rules), read-only root filesystem, no devices\n"
+      << "limits: pids " << plan.limits.pids << ", memory "
+      << (plan.limits.memory_bytes ? std::to_string(plan.limits.memory_bytes >> 20) + " MiB"
+                                   : std::string("none"))
+      << ", cpu "
+      << (plan.limits.cpu_quota ? std::to_string(plan.limits.cpu_quota / 1000) + "/" +
+                                      std::to_string(plan.limits.cpu_period / 1000) + " ms"
+                                : std::string("none"));
+  for (const auto& u : plan.ulimits) out << ", " << u.name << " " << u.soft;
+  out << "\nmounts:\n";
+  for (const auto& m : plan.mounts) out << MountLine(m);
+  out << "environment:";
+  for (const auto& e : plan.env) out << " " << e.substr(0, e.find('='));
+  out << "\n";
+  for (const auto& note : plan.notes) out << note << "\n";
+  return out.str();
+}
+
+std::string Summary(const SessionPlan& plan, const std::string& engine_name) {
+  return "corral: " + plan.command[3] + " in a box (" + engine_name + ", image " + plan.image +
+         "), writing only to " + plan.project_dir + " and temp folders\n"
+         "  no network, no capabilities, seccomp, read-only root; secrets in the project "
+         "masked; session " + plan.session_id + "\n";
+}
+
+}  // namespace corral::launcher

@@ -1,0 +1,162 @@
+// launcher/: the session plan (what the box is), its three renderings (OCI
+// config.json, Docker create body, libpod SpecGenerator), the engine client,
+// and the session that runs one agent. The one public header of launcher/.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/base.h"
+#include "policy/policy.h"
+
+namespace corral::launcher {
+
+// ---------------------------------------------------------------- the plan
+
+// Where the box is mounted from: a host path, a per-project named volume, or a tmpfs.
+enum class MountKind { kBind, kVolume, kTmpfs };
+
+struct Mount {
+  MountKind kind = MountKind::kBind;
+  std::string source;  // host path (bind), volume name (volume), "" (tmpfs)
+  std::string target;  // path inside the box
+  bool read_only = false;
+  std::vector<std::string> options;  // tmpfs: noexec, nosuid, nodev, size=...
+  std::string why;                   // one line, for `corral run --print`
+};
+
+struct Ulimit {
+  std::string name;  // "nofile", "nproc"
+  std::uint64_t soft = 0;
+  std::uint64_t hard = 0;
+};
+
+struct Limits {
+  std::int64_t pids = 0;          // 0: none
+  std::int64_t memory_bytes = 0;  // 0: none
+  std::int64_t cpu_quota = 0;     // microseconds per period; 0: none
+  std::int64_t cpu_period = 100000;
+};
+
+// Everything the box is, decided before anything starts. Pure data: the
+// renderers turn it into an engine's words, the session carries it out.
+struct SessionPlan {
+  std::string session_id;      // 12 hex digits
+  std::string container_name;  // corral-<project>-<id>
+  std::string project_dir;     // the git top level, or the folder itself
+  std::string workdir;         // where corral was started, inside the project
+  std::string image;
+  std::vector<std::string> command;  // the container's command, shim first
+  std::vector<std::string> env;      // KEY=VALUE
+  std::vector<Mount> mounts;         // in mount order (parents first)
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+  bool tty = false;
+  std::string hostname = "corral";
+  std::string network_mode = "none";
+  std::vector<std::string> allowed_domains;  // policy + the project's git host
+  std::vector<std::string> deny_list;
+  nlohmann::json seccomp;    // flattened OCI linux.seccomp object
+  std::string session_dir;   // on the host; mounted read-only at /run/corral
+  std::string seccomp_path;  // session_dir/seccomp.json (read by Podman)
+  std::string shim_path;     // the static shim on the host
+  std::string volume_root;   // host folder standing in for named volumes (OCI only)
+  std::string userns;        // Podman: "keep-id" when the engine is rootless
+  Limits limits;
+  std::vector<Ulimit> ulimits;
+  std::vector<std::string> masked_paths;
+  std::vector<std::string> readonly_paths;
+  std::map<std::string, std::string> labels;
+  std::vector<std::string> notes;  // facts worth a line before the agent starts
+};
+
+inline constexpr const char* kSessionMountPoint = "/run/corral";
+inline constexpr const char* kShimInBox = "/run/corral/bin/corral-shim";
+inline constexpr const char* kWatchdogInBox = "/run/corral/watchdog.sock";
+inline constexpr const char* kLabelSession = "corral.session";
+
+// What the plan is made from. Everything from the host is passed in, so
+// MakePlan reads only the project folder and writes nothing.
+struct PlanInput {
+  const policy::Policy* policy = nullptr;
+  std::string cwd;                          // where corral was started
+  std::vector<std::string> agent_command;  // the agent and its arguments
+  std::string image;                        // --image, overrides policy.image
+  std::string session_id;                   // "" picks a random one
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+  std::string home;        // the user's home folder
+  std::string config_dir;  // corral's config folder
+  std::string state_dir;   // corral's state folder (volumes for OCI live there)
+  std::string runtime_dir; // sessions go in runtime_dir/sessions/<id>
+  std::string session_dir; // overrides that, "" for the default
+  std::string shim_path;
+  std::string ca_bundle;   // host CA bundle, "" when none
+  bool tty = false;
+  std::uint64_t nofile_hard = 1024;
+  std::uint64_t nproc_hard = 4096;
+  std::function<const char*(const char*)> getenv;  // for TERM, LANG and `pass`
+};
+
+Result<SessionPlan> MakePlan(const PlanInput& input);
+
+// The PlanInput for this process: uid, home, folders, limits, CA bundle, shim.
+PlanInput HostPlanInput(const policy::Policy& policy);
+
+// The plan in words, a line per fact, for `corral run --print`.
+std::string DescribePlan(const SessionPlan& plan);
+
+// The two lines said before the agent starts.
+std::string Summary(const SessionPlan& plan, const std::string& engine_name);
+
+// Creates the session folder: the masks, the shim's mount point, the
+// seccomp profile file. Also what `corral spec --session-dir` prepares.
+Result<void> PrepareSessionDir(const SessionPlan& plan);
+void RemoveSessionDir(const SessionPlan& plan);
+
+// ---------------------------------------------------------------- renderings
+
+namespace oci {
+// A complete OCI runtime config.json; root.path is "rootfs" (a bundle).
+nlohmann::json Render(const SessionPlan& plan);
+}  // namespace oci
+namespace docker {
+// The body of POST /containers/create (Docker Engine API >= 1.41).
+nlohmann::json Render(const SessionPlan& plan);
+}  // namespace docker
+namespace libpod {
+// The body of POST /v4.0.0/libpod/containers/create (SpecGenerator).
+nlohmann::json Render(const SessionPlan& plan);
+}  // namespace libpod
+
+// ---------------------------------------------------------------- sessions
+
+struct RunOptions {
+  std::string engine;     // --engine URL, else policy/environment discovery
+  bool print_only = false;
+  bool headless = false;
+};
+
+// Runs one session: plan, engine, image, create, start, attach, wait,
+// remove. Returns the agent's exit status, or 125 when the box could not be
+// set up (the error is in the Result then).
+struct RunOutcome {
+  int exit_code = 0;
+};
+Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> agent_command,
+                       const std::string& image, const RunOptions& options);
+
+// `corral ps`: one line per running session. `corral stop`: by session id,
+// container name or id prefix.
+Result<std::string> ListSessions(const policy::Policy& policy, const std::string& engine);
+Result<void> StopSession(const policy::Policy& policy, const std::string& engine,
+                         const std::string& id);
+
+inline constexpr int kExitBoxFailed = 125;
+
+}  // namespace corral::launcher

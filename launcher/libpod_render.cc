@@ -1,0 +1,81 @@
+// SessionPlan → Podman's SpecGenerator, the body of
+// POST /v4.0.0/libpod/containers/create. Podman reads the seccomp profile
+// from a path on its host: the session folder's seccomp.json.
+#include "launcher/launcher.h"
+
+namespace corral::launcher::libpod {
+namespace {
+
+using json = nlohmann::json;
+
+json Env(const SessionPlan& plan) {
+  json env = json::object();
+  for (const std::string& entry : plan.env) {
+    auto eq = entry.find('=');
+    env[entry.substr(0, eq)] = eq == std::string::npos ? "" : entry.substr(eq + 1);
+  }
+  return env;
+}
+
+json Resources(const SessionPlan& plan) {
+  json resources = json::object();
+  if (plan.limits.pids > 0) resources["pids"] = {{"limit", plan.limits.pids}};
+  if (plan.limits.memory_bytes > 0) resources["memory"] = {{"limit", plan.limits.memory_bytes}};
+  if (plan.limits.cpu_quota > 0) {
+    resources["cpu"] = {{"quota", plan.limits.cpu_quota}, {"period", plan.limits.cpu_period}};
+  }
+  return resources;
+}
+
+}  // namespace
+
+nlohmann::json Render(const SessionPlan& plan) {
+  json mounts = json::array();
+  json volumes = json::array();
+  for (const Mount& m : plan.mounts) {
+    if (m.kind == MountKind::kVolume) {
+      volumes.push_back({{"Name", m.source}, {"Dest", m.target}, {"Options", json::array()}});
+    } else if (m.kind == MountKind::kTmpfs) {
+      mounts.push_back({{"destination", m.target}, {"type", "tmpfs"}, {"source", "tmpfs"},
+                        {"options", m.options}});
+    } else {
+      mounts.push_back({{"destination", m.target}, {"type", "bind"}, {"source", m.source},
+                        {"options", {"rbind", "rprivate", m.read_only ? "ro" : "rw"}}});
+    }
+  }
+  json rlimits = json::array();
+  for (const auto& u : plan.ulimits) {
+    rlimits.push_back({{"type", u.name}, {"soft", u.soft}, {"hard", u.hard}});
+  }
+  json spec = {
+      {"name", plan.container_name},
+      {"image", plan.image},
+      {"entrypoint", plan.command},
+      {"command", json::array()},
+      {"env", Env(plan)},
+      {"work_dir", plan.workdir},
+      {"labels", plan.labels},
+      {"hostname", plan.hostname},
+      {"user", std::to_string(plan.uid) + ":" + std::to_string(plan.gid)},
+      {"terminal", plan.tty},
+      {"stdin", true},
+      {"netns", {{"nsmode", plan.network_mode}}},
+      {"cap_drop", {"ALL"}},
+      {"no_new_privileges", true},
+      {"seccomp_profile_path", plan.seccomp_path},
+      {"read_only_filesystem", true},
+      {"read_only_tmpfs", false},
+      {"mounts", mounts},
+      {"volumes", volumes},
+      {"resource_limits", Resources(plan)},
+      {"r_limits", rlimits},
+      {"mask", plan.masked_paths},
+      {"remove", false},
+      {"init", false},
+      {"systemd", "false"},
+  };
+  if (!plan.userns.empty()) spec["userns"] = {{"nsmode", plan.userns}};
+  return spec;
+}
+
+}  // namespace corral::launcher::libpod

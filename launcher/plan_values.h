@@ -1,0 +1,36 @@
+// Small pure pieces of the plan: sizes, CPU shares, names, environment.
+// Private to launcher/.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/base.h"
+#include "launcher/launcher.h"
+
+namespace corral::launcher {
+
+// "4g", "512m", "1048576", "" (none → 0).
+Result<std::int64_t> ParseMemory(const std::string& text);
+// "1.5" → {150000, 100000}; "" → no limit.
+Result<Limits> ParseCpus(const std::string& text, Limits limits);
+
+// Lower-case [a-z0-9-] form of a folder name, for container and volume names.
+std::string Slug(const std::string& name);
+// 8 hex digits of a stable hash (FNV-1a), for per-project names.
+std::string ShortHash(const std::string& text);
+// 12 random hex digits.
+std::string RandomSessionId();
+
+// The box's environment: only what it needs, plus TERM, LANG, the CA
+// variables and the `pass` names whose values are set now.
+std::vector<std::string> BoxEnvironment(const PlanInput& input, const std::string& home_in_box,
+                                        const std::string& ca_in_box,
+                                        const std::string& session_id);
+
+inline constexpr const char* kCaInBox = "/etc/ssl/certs/ca-certificates.crt";
+inline constexpr const char* kBoxPath =
+    "/run/corral/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+}  // namespace corral::launcher

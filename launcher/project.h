@@ -1,0 +1,54 @@
+// Facts about the project folder, read from disk as text (never by running
+// git on the host). Private to launcher/.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/base.h"
+
+namespace corral::launcher {
+
+struct GitLayout {
+  std::string top;             // the folder holding .git ("" when not in git)
+  std::string git_dir;         // top/.git, or the worktree's gitdir
+  std::string common_dir;      // the main repository's .git for a worktree, else ""
+};
+
+// Walks up from `dir` to the nearest folder holding `.git` (folder or file).
+GitLayout FindGit(const std::string& dir);
+
+// "host:port" for each remote URL in a .git/config text, `origin` first.
+// https → 443, http → 80, ssh:// and scp-like user@host:path → 22 (or the
+// URL's port), git:// → 9418. Local paths and file:// give nothing.
+std::vector<std::string> GitHosts(const std::string& config_text);
+std::string HostOfUrl(const std::string& url);
+
+struct ProjectScan {
+  std::vector<std::string> deny_files;  // absolute paths matching deny_read
+  std::vector<std::string> deny_dirs;
+  std::vector<std::string> dep_dirs;    // node_modules/.venv folders, absolute
+};
+
+// One bounded walk of the project: files and folders matching `deny_read`
+// globs (a glob with '/' matches the relative path, else the name), and
+// node_modules/.venv folders up to five levels down. Skips .git and the
+// dependency folders' insides.
+ProjectScan ScanProject(const std::string& top, const std::vector<std::string>& deny_read);
+
+// An unsafe folder to share gives a one-line refusal saying what to do.
+struct Folders {
+  std::string home;
+  std::string config_dir;  // corral's
+  std::string state_dir;   // corral's
+};
+// `cwd` is where corral was started; the project is its git top level.
+Result<void> CheckProjectFolder(const std::string& cwd, const GitLayout& git,
+                                const Folders& folders);
+
+// Lexically normal absolute path: no trailing '/', no "." or "..".
+std::string NormalPath(const std::string& path);
+// True when `path` is `dir` or inside it.
+bool IsWithin(const std::string& path, const std::string& dir);
+
+}  // namespace corral::launcher

@@ -1,0 +1,60 @@
+// One bounded walk of the project for secrets to mask and dependency folders.
+#include <fnmatch.h>
+
+#include <filesystem>
+
+#include "launcher/project.h"
+
+namespace corral::launcher {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr int kDepDepth = 5;                  // node_modules/.venv this deep at most
+constexpr std::size_t kMaxEntries = 200000;   // bounds the walk on huge trees
+
+bool IsDepDir(const std::string& name) { return name == "node_modules" || name == ".venv"; }
+
+bool Matches(const std::vector<std::string>& globs, const std::string& name,
+             const std::string& relative) {
+  for (const std::string& glob : globs) {
+    bool with_slash = glob.find('/') != std::string::npos;
+    const std::string& subject = with_slash ? relative : name;
+    if (::fnmatch(glob.c_str(), subject.c_str(), with_slash ? FNM_PATHNAME : 0) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+ProjectScan ScanProject(const std::string& top, const std::vector<std::string>& deny_read) {
+  ProjectScan scan;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(top, fs::directory_options::skip_permission_denied, ec);
+  std::size_t seen = 0;
+  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (++seen > kMaxEntries) break;
+    const fs::directory_entry& entry = *it;
+    std::string name = entry.path().filename().string();
+    std::string relative = entry.path().lexically_relative(top).string();
+    bool is_dir = entry.is_directory(ec) && !entry.is_symlink(ec);
+    if (is_dir && name == ".git") {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (is_dir && IsDepDir(name)) {
+      it.disable_recursion_pending();
+      if (it.depth() < kDepDepth) scan.dep_dirs.push_back(entry.path().string());
+      continue;
+    }
+    if (!Matches(deny_read, name, relative)) continue;
+    if (is_dir) {
+      scan.deny_dirs.push_back(entry.path().string());
+      it.disable_recursion_pending();
+    } else if (!entry.is_symlink(ec)) {
+      scan.deny_files.push_back(entry.path().string());
+    }
+  }
+  return scan;
+}
+
+}  // namespace corral::launcher

@@ -1,0 +1,116 @@
+#include <gtest/gtest.h>
+
+#include "launcher/launcher.h"
+#include "launcher/test_util.h"
+
+namespace corral::launcher {
+namespace {
+
+using nlohmann::json;
+using testing::TempTree;
+using testing::TestInput;
+using testing::TestPolicy;
+
+SessionPlan TestPlan(const TempTree& tree, const policy::Policy& policy) {
+  tree.File("p/.env", "K=1");
+  tree.File("p/.git/config", "");
+  auto plan = MakePlan(TestInput(policy, tree, tree.Dir("p")));
+  EXPECT_TRUE(plan) << plan.error().message;
+  return *plan;
+}
+
+const json* MountAt(const json& mounts, const std::string& key, const std::string& target) {
+  for (const json& m : mounts) {
+    if (m.value(key, "") == target) return &m;
+  }
+  return nullptr;
+}
+
+TEST(OciRender, HardensTheProcessAndNamespaces) {
+  TempTree tree;
+  auto policy = TestPolicy();
+  json config = oci::Render(TestPlan(tree, policy));
+  EXPECT_EQ(config["root"]["readonly"], true);
+  EXPECT_EQ(config["process"]["noNewPrivileges"], true);
+  for (const char* set : {"bounding", "effective", "inheritable", "permitted", "ambient"}) {
+    EXPECT_TRUE(config["process"]["capabilities"][set].empty()) << set;
+  }
+  EXPECT_EQ(config["process"]["user"]["uid"], 1000);
+  EXPECT_EQ(config["process"]["args"][0], kShimInBox);
+  bool network = false;
+  for (const json& ns : config["linux"]["namespaces"]) network |= ns["type"] == "network";
+  EXPECT_TRUE(network) << "an empty network namespace: only lo";
+  EXPECT_EQ(config["linux"]["resources"]["pids"]["limit"], 256);
+  EXPECT_EQ(config["linux"]["resources"]["devices"][0]["allow"], false);
+  EXPECT_FALSE(config["linux"]["seccomp"].contains("archMap")) << "flattened, no Docker fields";
+  EXPECT_FALSE(config["linux"]["maskedPaths"].empty());
+  const json* env = MountAt(config["mounts"], "destination", tree.root() + "/p/.env");
+  ASSERT_NE(env, nullptr);
+  EXPECT_NE(std::find((*env)["options"].begin(), (*env)["options"].end(), "ro"),
+            (*env)["options"].end());
+  const json* home = MountAt(config["mounts"], "destination", "/home/corral");
+  ASSERT_NE(home, nullptr);
+  EXPECT_EQ((*home)["source"].get<std::string>().rfind(tree.root() + "/home/user/.local/state/corral/volumes/corral-p-", 0), 0u);
+}
+
+TEST(DockerRender, CreateBody) {
+  TempTree tree;
+  auto policy = TestPolicy();
+  SessionPlan plan = TestPlan(tree, policy);
+  json body = docker::Render(plan);
+  const json& host = body["HostConfig"];
+  EXPECT_EQ(host["NetworkMode"], "none");
+  EXPECT_EQ(host["CapDrop"], json::array({"ALL"}));
+  EXPECT_EQ(host["SecurityOpt"][0], "no-new-privileges");
+  ASSERT_EQ(host["SecurityOpt"][1].get<std::string>().rfind("seccomp={", 0), 0u);
+  EXPECT_EQ(json::parse(host["SecurityOpt"][1].get<std::string>().substr(8)), plan.seccomp);
+  EXPECT_EQ(host["ReadonlyRootfs"], true);
+  EXPECT_EQ(host["PidsLimit"], 256);
+  EXPECT_EQ(host["Memory"], 512LL << 20);
+  EXPECT_EQ(host["Tmpfs"]["/tmp"], "rw,noexec,nosuid,nodev,size=1g,mode=1777");
+  EXPECT_EQ(body["User"], "1000:1000");
+  EXPECT_EQ(body["Entrypoint"], plan.command);
+  EXPECT_EQ(body["Labels"][kLabelSession], plan.session_id);
+  const json* hooks = MountAt(host["Mounts"], "Target", tree.root() + "/p/.git/hooks");
+  ASSERT_NE(hooks, nullptr);
+  EXPECT_EQ((*hooks)["ReadOnly"], true);
+  const json* modules = MountAt(host["Mounts"], "Target", tree.root() + "/p/node_modules");
+  ASSERT_NE(modules, nullptr);
+  EXPECT_EQ((*modules)["Type"], "volume");
+  for (const json& u : host["Ulimits"]) EXPECT_LE(u["Hard"].get<std::uint64_t>(), 8192u);
+}
+
+TEST(LibpodRender, SpecGenerator) {
+  TempTree tree;
+  auto policy = TestPolicy();
+  SessionPlan plan = TestPlan(tree, policy);
+  json spec = libpod::Render(plan);
+  EXPECT_EQ(spec["netns"]["nsmode"], "none");
+  EXPECT_EQ(spec["cap_drop"], json::array({"ALL"}));
+  EXPECT_EQ(spec["no_new_privileges"], true);
+  EXPECT_EQ(spec["read_only_filesystem"], true);
+  EXPECT_EQ(spec["seccomp_profile_path"], plan.session_dir + "/seccomp.json");
+  EXPECT_EQ(spec["resource_limits"]["pids"]["limit"], 256);
+  EXPECT_EQ(spec["env"]["HOME"], "/home/corral");
+  EXPECT_EQ(spec["user"], "1000:1000");
+  bool home_volume = false;
+  for (const json& v : spec["volumes"]) home_volume |= v["Dest"] == "/home/corral";
+  EXPECT_TRUE(home_volume);
+  const json* tmp = MountAt(spec["mounts"], "destination", "/tmp");
+  ASSERT_NE(tmp, nullptr);
+  EXPECT_EQ((*tmp)["type"], "tmpfs");
+}
+
+TEST(Describe, SaysWhatTheBoxIs) {
+  TempTree tree;
+  auto policy = TestPolicy();
+  SessionPlan plan = TestPlan(tree, policy);
+  std::string text = DescribePlan(plan);
+  EXPECT_NE(text.find("network: none"), std::string::npos);
+  EXPECT_NE(text.find("masked (filesystem.deny_read)"), std::string::npos);
+  std::string summary = Summary(plan, "docker");
+  EXPECT_EQ(std::count(summary.begin(), summary.end(), '\n'), 2);
+}
+
+}  // namespace
+}  // namespace corral::launcher

@@ -1,0 +1,132 @@
+// corral run: plan → engine → image → create → attach → start → wait →
+// remove. Each step is one call; cleanup runs on every path (the guards),
+// and the reaper plus the shim's watchdog cover a SIGKILLed corral.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "launcher/engine.h"
+#include "launcher/launcher.h"
+#include "launcher/session_io.h"
+
+namespace corral::launcher {
+namespace {
+
+// Removes the container and the session folder when it goes out of scope.
+class Cleanup {
+ public:
+  explicit Cleanup(const SessionPlan& plan) : plan_(plan) {}
+  ~Cleanup() {
+    if (engine_ && !container_.empty()) {
+      if (auto ok = engine_->Remove(container_); !ok) {
+        std::fprintf(stderr, "corral: %s (remove it with: corral stop %s)\n",
+                     ok.error().message.c_str(), plan_.session_id.c_str());
+      }
+    }
+    if (reaper_) reaper_->Done();
+    RemoveSessionDir(plan_);
+  }
+  void Container(Engine* engine, std::string id) {
+    engine_ = engine;
+    container_ = std::move(id);
+  }
+  void Reap(Reaper* reaper) { reaper_ = reaper; }
+
+ private:
+  const SessionPlan& plan_;
+  Engine* engine_ = nullptr;
+  std::string container_;
+  Reaper* reaper_ = nullptr;
+};
+
+Result<void> EnsureImage(Engine& engine, const std::string& image) {
+  auto exists = engine.ImageExists(image);
+  if (!exists) return exists.error();
+  if (*exists) return Ok();
+  if (auto pulled = engine.Pull(image); !pulled) {
+    return pulled.error().Context("the image " + image + " is not on this engine and could not "
+                                  "be pulled; build or pull it, or choose another with --image");
+  }
+  return Ok();
+}
+
+Result<RunOutcome> RunPlan(Engine& engine, const SessionPlan& plan) {
+  Cleanup cleanup(plan);
+  if (auto ok = PrepareSessionDir(plan); !ok) return ok.error();
+  auto watchdog = ListenWatchdog(plan.session_dir);
+  if (!watchdog) return watchdog.error();
+  if (auto ok = EnsureImage(engine, plan.image); !ok) return ok.error();
+  auto signals = SignalPipe::Install();
+  if (!signals) return signals.error();
+  auto reaper = Reaper::Start(engine.endpoint(), plan.container_name, plan.session_dir);
+  if (!reaper) return reaper.error();
+  cleanup.Reap(&*reaper);
+
+  auto id = engine.Create(plan);
+  if (!id) return id.error();
+  cleanup.Container(&engine, *id);
+  std::optional<RawConnection> docker_wait;
+  if (!engine.podman()) {  // next-exit must be registered before start
+    auto wait = engine.OpenWaitNextExit(*id);
+    if (!wait) return wait.error();
+    docker_wait.emplace(std::move(*wait));
+  }
+  auto stream = engine.Attach(*id);
+  if (!stream) return stream.error();
+
+  std::cerr << Summary(plan, engine.name()) << std::flush;
+  if (auto ok = engine.Start(*id); !ok) return ok.error();
+  std::optional<RawTerminal> raw;
+  auto resize = [&] {
+    auto [rows, cols] = TerminalSize();
+    if (plan.tty && rows > 0) (void)engine.Resize(*id, rows, cols);
+  };
+  if (plan.tty) {
+    raw.emplace();
+    resize();
+  }
+  int sig = Pump(*stream, plan.tty, *signals, resize);
+  raw.reset();
+  if (sig != 0) {  // Ctrl-C, SIGTERM, SIGHUP: the box goes with us
+    std::fprintf(stderr, "corral: stopping the box (signal %d)\n", sig);
+    return RunOutcome{128 + sig};
+  }
+  auto code = docker_wait ? ReadWaitBody(*docker_wait) : engine.Wait(*id);
+  if (!code) return code.error();
+  return RunOutcome{*code};
+}
+
+}  // namespace
+
+Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> agent_command,
+                       const std::string& image, const RunOptions& options) {
+  PlanInput input = HostPlanInput(policy);
+  input.agent_command = std::move(agent_command);
+  input.image = image;
+  if (options.headless) input.tty = false;
+  if (input.shim_path.empty()) {
+    return Error("corral-shim was not found beside corral: reinstall corral, or set CORRAL_SHIM "
+                 "to its path");
+  }
+  auto plan = MakePlan(input);
+  if (!plan) return plan.error();
+  auto choice = ChooseEndpoints(options.engine, policy.engine, input.getenv);
+  if (!choice) return choice.error();
+  if (options.print_only) {
+    std::cout << DescribePlan(*plan);
+    auto engine = Engine::Connect(*choice);
+    nlohmann::json rendering = !engine            ? oci::Render(*plan)
+                               : engine->podman() ? libpod::Render(*plan)
+                                                  : docker::Render(*plan);
+    std::cout << (engine ? engine->name() : std::string("oci")) << " rendering:\n"
+              << rendering.dump(2) << "\n";
+    return RunOutcome{0};
+  }
+  auto engine = Engine::Connect(*choice);
+  if (!engine) return engine.error();
+  return RunPlan(*engine, *plan);
+}
+
+}  // namespace corral::launcher

@@ -1,0 +1,49 @@
+// The session folder on the host, mounted read-only at /run/corral: the
+// masks, the shim's mount point, the seccomp profile, the watchdog socket.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "launcher/launcher.h"
+
+namespace corral::launcher {
+namespace {
+
+Result<void> WriteFile(const std::string& path, const std::string& text, mode_t mode) {
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode));
+  if (!fd.valid()) return Error::FromErrno("cannot create " + path);
+  if (!text.empty() && ::write(fd.get(), text.data(), text.size()) !=
+                           static_cast<ssize_t>(text.size())) {
+    return Error::FromErrno("cannot write " + path);
+  }
+  return Ok();
+}
+
+}  // namespace
+
+Result<void> PrepareSessionDir(const SessionPlan& plan) {
+  std::error_code ec;
+  const std::string& dir = plan.session_dir;
+  std::filesystem::create_directories(dir + "/bin", ec);
+  if (ec) return Error("cannot create the session folder " + dir + ": " + ec.message());
+  ::chmod(dir.c_str(), 0755);
+  std::filesystem::create_directories(dir + "/emptydir", ec);
+  ::chmod((dir + "/emptydir").c_str(), 0555);
+  for (const auto& [path, text, mode] :
+       {std::tuple{dir + "/empty", std::string(), 0444},
+        std::tuple{dir + "/bin/corral-shim", std::string(), 0555},
+        std::tuple{plan.seccomp_path, plan.seccomp.dump(2) + "\n", 0444}}) {
+    if (auto ok = WriteFile(path, text, static_cast<mode_t>(mode)); !ok) return ok;
+  }
+  return Ok();
+}
+
+void RemoveSessionDir(const SessionPlan& plan) {
+  std::error_code ec;
+  if (!plan.session_dir.empty()) std::filesystem::remove_all(plan.session_dir, ec);
+}
+
+}  // namespace corral::launcher
