@@ -18,6 +18,7 @@ const std::vector<Command>& Commands() {
       {"inbox", "List commands refused while you were away", AddInboxCommand},
       {"seccomp", "Print the box's seccomp profile, or compare it with another",
        AddSeccompCommand},
+      {"proxy", "Run the egress proxy", AddProxyCommand},
   };
   return kCommands;
 }

@@ -14,5 +14,6 @@ void AddStopCommand(CLI::App& app, Globals& globals);
 void AddPresenceCommand(CLI::App& app, Globals& globals);
 void AddInboxCommand(CLI::App& app, Globals& globals);
 void AddSeccompCommand(CLI::App& app, Globals& globals);
+void AddProxyCommand(CLI::App& app, Globals& globals);
 
 }  // namespace corral::cli
