@@ -102,6 +102,8 @@ std::string RestoreBraceMarks(std::string_view text) {
 }
 
 bool ExpandBraces(std::string_view text, std::size_t limit, std::vector<std::string>* out) {
+  // Expansion rescans the word per group; a word this long is not listed.
+  if (text.size() > 4096) return false;
   return Expand(std::string(text), limit, out, 0);
 }
 

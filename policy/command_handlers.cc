@@ -29,7 +29,7 @@ std::string_view InlineCodeFlag(std::string_view name) {
 // What a program does with its arguments, looked up once per command.
 enum class Kind : std::uint8_t {
   kOther, kShell, kEval, kSource, kEnv, kXargs, kFind, kFd, kParallel, kEcho, kDownloader,
-  kDeclare, kBuiltin, kCommand, kExec, kAlias, kTrap, kInline,
+  kDeclare, kBuiltin, kCommand, kExec, kAlias, kTrap, kInline, kHash, kAt, kRemoteShell,
 };
 
 Kind KindOf(std::string_view name) {
@@ -58,7 +58,9 @@ Kind KindOf(std::string_view name) {
         {"fd", Kind::kFd},             {"fdfind", Kind::kFd},       {"parallel", Kind::kParallel},
         {"sem", Kind::kParallel},      {"echo", Kind::kEcho},       {"printf", Kind::kEcho},
         {"builtin", Kind::kBuiltin},   {"command", Kind::kCommand}, {"exec", Kind::kExec},
-        {"alias", Kind::kAlias},       {"trap", Kind::kTrap}};
+        {"alias", Kind::kAlias},       {"trap", Kind::kTrap},       {"hash", Kind::kHash},
+        {"at", Kind::kAt},             {"batch", Kind::kAt},        {"ssh", Kind::kRemoteShell},
+        {"scp", Kind::kRemoteShell},   {"sftp", Kind::kRemoteShell}, {"rsync", Kind::kRemoteShell}};
     for (const auto& [n, kind] : single) map->emplace(n, kind);
     return map;
   }();
@@ -116,6 +118,12 @@ void Walker::Dispatch(std::string_view name, std::span<const Arg> args, const Ct
     case Kind::kEcho: return RecordEcho(name, args, ctx);
     case Kind::kInline: return HandleInlineCode(name, args, ctx);
     case Kind::kDownloader:
+      // Only recent downloads can feed a shell; keeping a few bounds the work.
+      if (downloads_.size() >= 64) {
+        downloads_.erase(downloads_.begin(), downloads_.begin() + 32);
+        downloader_pipelines_.erase(downloader_pipelines_.begin(),
+                                    downloader_pipelines_.begin() + 32);
+      }
       downloader_pipelines_.push_back(ctx.command->pipeline_id);
       downloads_.emplace_back(args[0].begin, args.back().end);
       return;
@@ -155,6 +163,50 @@ void Walker::Dispatch(std::string_view name, std::span<const Arg> args, const Ct
       }
       return;
     }
+    case Kind::kHash:
+      // hash -p PATH NAME makes NAME run PATH.
+      for (std::size_t i = 1; i + 1 < args.size(); ++i) {
+        if (args[i].text == "-p") Resolve(args.subspan(i + 1, 1), ctx);
+      }
+      return;
+    case Kind::kAt:
+      // at / batch run the commands they read, unless given -f FILE.
+      for (const Arg& arg : args.subspan(1)) {
+        if (arg.text.starts_with("-f")) return;
+      }
+      return ReadsStdin(name, ctx);
+    case Kind::kRemoteShell:
+      // Option values that run locally as shell code: ssh -o ProxyCommand=,
+      // rsync -e / --rsh= / --rsync-path=.
+      for (std::size_t i = 1; i < args.size(); ++i) {
+        std::string_view t = args[i].text;
+        const Arg* value = &args[i];
+        std::size_t offset = 0;
+        if ((t == "-o" || t == "-e") && i + 1 < args.size()) {
+          value = &args[++i];
+          t = value->text;
+          if (args[i - 1].text == "-e") {
+            ParseCodeArg(name, *value, 0, ctx);
+            continue;
+          }
+        } else if (t.starts_with("-o")) {
+          offset = 2;
+        } else if (t.starts_with("--rsh=") || t.starts_with("--rsync-path=")) {
+          ParseCodeArg(name, *value, t.find('=') + 1, ctx);
+          continue;
+        } else {
+          continue;
+        }
+        std::string_view option = t.substr(offset);
+        for (std::string_view key : {"ProxyCommand", "LocalCommand", "KnownHostsCommand"}) {
+          if (option.size() > key.size() && option.starts_with(key) &&
+              (option[key.size()] == '=' || option[key.size()] == ' ')) {
+            ParseCodeArg(name, *value, offset + key.size() + 1, ctx);
+          }
+        }
+      }
+      if (name == "ssh") RunWrapper(name, args, ctx);
+      return;
     case Kind::kOther:
       if (IsWrapperName(name)) RunWrapper(name, args, ctx);
       return;

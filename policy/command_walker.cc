@@ -12,6 +12,7 @@ namespace {
 using shell::kExpansionMark;
 
 constexpr std::size_t kMaxHops = 100000;        // resolutions per command line
+constexpr std::size_t kMaxWrapperDepth = 64;    // sudo nice env ... one inside another
 constexpr std::size_t kMaxBraceWords = 256;     // words one brace expansion may make
 constexpr std::size_t kReasonWordLength = 60;
 
@@ -97,6 +98,16 @@ void Walker::Resolve(std::span<const Arg> args, const Ctx& ctx) {
     state_.limit = "the command runs more than " + std::to_string(kMaxHops) + " programs";
     return;
   }
+  if (resolve_depth_ >= kMaxWrapperDepth) {
+    state_.limit = "wrappers are nested more than " + std::to_string(kMaxWrapperDepth) + " deep";
+    return;
+  }
+  ++resolve_depth_;
+  ResolveOne(args, ctx);
+  --resolve_depth_;
+}
+
+void Walker::ResolveOne(std::span<const Arg> args, const Ctx& ctx) {
   std::string_view name;
   if (!CommandName(args[0], ctx, &name)) {
     TryKnownValue(args, ctx);

@@ -43,6 +43,7 @@ class Walker final : public shell::Visitor {
   };
 
   void Resolve(std::span<const Arg> args, const Ctx& ctx);
+  void ResolveOne(std::span<const Arg> args, const Ctx& ctx);
   void Dispatch(std::string_view name, std::span<const Arg> args, const Ctx& ctx);
   bool CommandName(const Arg& word, const Ctx& ctx, std::string_view* name);
   void CheckList(std::string_view name, std::span<const Arg> args, bool force_push);
@@ -94,6 +95,7 @@ class Walker final : public shell::Visitor {
   std::optional<DangerousMatch> dangerous_;
 
   std::size_t hops_ = 0;               // resolutions, bounded
+  std::size_t resolve_depth_ = 0;      // wrappers inside wrappers, bounded
   std::string_view active_replace_;    // xargs -I / find {} placeholder in force
   std::vector<std::pair<std::string, std::string>> vars_;  // literal assignments seen
   std::vector<std::uint32_t> downloader_pipelines_;

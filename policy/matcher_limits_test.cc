@@ -128,6 +128,19 @@ TEST(Limits, DeepNestingFailsClosedWithoutOverflow) {
   EXPECT_EQ(M().Check(arith).finding, Finding::kUndetermined);
 }
 
+TEST(Limits, WrapperChainsFailClosedWithoutOverflow) {
+  std::string command;
+  for (int i = 0; i < 200000; ++i) command += "sudo ";
+  EXPECT_EQ(M().Check(command + "ls").finding, Finding::kUndetermined);
+  command.clear();
+  for (int i = 0; i < 100000; ++i) command += "eval ";
+  EXPECT_EQ(M().Check(command + "ls").finding, Finding::kUndetermined);
+  command.clear();
+  for (int i = 0; i < 100000; ++i) command += "env -S ";
+  M().Check(command + "ls");
+  EXPECT_EQ(M().Check("sudo nice env timeout 5 nohup sudo aws").entry, "aws");
+}
+
 TEST(Limits, NestedShellsWithinTheLimitAreFollowed) {
   std::string command = "aws s3 ls";
   for (int i = 0; i < 8; ++i) {

@@ -51,7 +51,14 @@ INSTANTIATE_TEST_SUITE_P(WithOptions, Wrappers, ::testing::Values(
     L("nix-shell -p awscli2 --run 'aws s3 ls'", "aws"), L("aws-vault exec prod -- aws s3 ls", "aws"),
     L("ssh host aws s3 ls", "aws"), L("ssh -i key -p 22 host 'kubectl get pods'", "kubectl"),
     L("busybox sh -c aws", "aws"), L("xvfb-run -a aws", "aws"),
-    L("systemd-run --user -p X=1 aws", "aws")));
+    L("systemd-run --user -p X=1 aws", "aws"),
+    L("tmux new-session -d 'aws s3 sync . s3://b'", "aws"), L("tmux send-keys -t 0 'kubectl get' Enter", "kubectl"),
+    L("screen -dmS job aws s3 ls", "aws"), L("ssh -o ProxyCommand='aws ssm start-session' host", "aws"),
+    L("ssh -oProxyCommand=kubectl host", "kubectl"), L("rsync -e 'aws x' a b:", "aws"),
+    L("rsync --rsh='kubectl exec -i' a b:", "kubectl"), L("hash -p /usr/bin/aws x; x s3 ls", "aws"),
+    L("at now <<< 'aws s3 ls'", "aws"), L("echo 'aws s3 ls' | at now + 1 minute", "aws"),
+    U("at now < jobs.txt"), N("at -f job.sh now"), N("ssh host ls"), N("rsync -av src/ dst/"),
+    N("tmux ls"), N("screen -ls")));
 
 // A user may list a wrapper itself: it is checked before it is stripped.
 TEST(WrapperEntries, WrapperIsCheckedFirst) {

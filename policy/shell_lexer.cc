@@ -5,6 +5,7 @@
 #include "policy/shell_lexer.h"
 
 #include <array>
+#include <vector>
 
 #include "policy/shell_parser.h"
 
@@ -55,17 +56,30 @@ void RestoreBraces(std::string& text) {
   }
 }
 
-// True when some {...} group holds a top-level comma or a "..".
+// True when some {...} group holds a top-level comma or a "..". One pass
+// with a stack, so a word of a million braces stays linear.
 bool HasBraceExpansion(std::string_view text) {
+  struct Group {
+    std::size_t start;
+    bool comma = false;
+    bool nested = false;
+  };
+  std::vector<Group> open;
   for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != kBraceOpen) continue;
-    int depth = 0;
-    for (std::size_t j = i; j < text.size(); ++j) {
-      if (text[j] == kBraceOpen) ++depth;
-      if (text[j] == kBraceComma && depth == 1) return true;
-      if (text[j] == kBraceClose && --depth == 0) {
-        if (text.substr(i + 1, j - i - 1).find("..") != std::string_view::npos) return true;
-        break;
+    char c = text[i];
+    if (c == kBraceOpen) {
+      if (!open.empty()) open.back().nested = true;
+      open.push_back({i});
+    } else if (c == kBraceComma && !open.empty()) {
+      open.back().comma = true;
+    } else if (c == kBraceClose && !open.empty()) {
+      Group group = open.back();
+      open.pop_back();
+      if (group.comma) return true;
+      // Sequences ({1..5}) hold no other group, so each byte is read once.
+      if (!group.nested &&
+          text.substr(group.start + 1, i - group.start - 1).find("..") != std::string_view::npos) {
+        return true;
       }
     }
   }

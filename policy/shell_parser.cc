@@ -19,10 +19,15 @@ Origin Origin::Nested(std::string_view source, std::size_t begin, std::size_t en
   begin = std::min(begin, source.size());
   end = std::clamp(end, begin, source.size());
   if (exact) {
-    std::size_t at = source.substr(begin, end - begin).find(text);
-    if (at != std::string_view::npos) {
-      nested.base = base + begin + at;
-      return nested;
+    // The decoded text sits right after its opening quote when nothing was
+    // unescaped ('...', "...", $'...'); only those places are tried, so
+    // this stays linear.
+    std::string_view raw = source.substr(begin, end - begin);
+    for (std::size_t at = 0; at <= 2 && at <= raw.size(); ++at) {
+      if (raw.substr(at).starts_with(text)) {
+        nested.base = base + begin + at;
+        return nested;
+      }
     }
   }
   nested.exact = false;

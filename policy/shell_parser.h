@@ -85,7 +85,7 @@ struct ParseState {
   std::uint32_t heredocs = 0;
   std::uint32_t pipelines = 0;
   std::uint32_t max_heredocs = 10000;
-  std::uint32_t max_rewinds = 64;
+  std::uint32_t max_rewinds = 8;
   std::string limit;  // set once a limit was hit; everything stops
   std::string error;  // the first syntax error, with its offset
   bool aborted() const { return !limit.empty(); }

@@ -109,6 +109,10 @@ constexpr WrapperSpec kWrappers[] = {
     {"dotenvx", "run", "f", "", "env-file env", "", 0, "", 0, 0},
     {"aws-vault", "exec", "", "dn", "duration region", "no-session", 0, "", 1, 0},
     {"with-contenv", "", "", "", "", "", 0, "", 0, 0},
+    {"tmux", "new new-session new-window neww split-window splitw respawn-pane respawnp "
+             "respawn-window respawnw send-keys send run-shell run display-popup popup",
+     "tsncxyeFlfTL", "dPhvkbrEaRZ", "", "", 0, "", 0, kJoinShell},
+    {"screen", "", "SceptThsl", "dmDRrUaAiLOqx", "", "", 0, "", 0, 0},
 };
 
 bool InList(std::string_view list, std::string_view word) {
