@@ -14,10 +14,11 @@ bool IsShortBundle(std::string_view arg) {
   return std::all_of(arg.begin() + 1, arg.end(), IsAlnum);
 }
 
-// git push spellings that force: --force, -f, bundles such as -fu, and a
-// refspec with a leading '+' (git push origin +main).
+// git push spellings that force: --force, -f, bundles such as -fu, a
+// refspec with a leading '+' (git push origin +main), and --mirror, which
+// force-updates and deletes remote refs.
 bool ForcesPush(std::string_view arg) {
-  if (WordMatches("--force", arg) || WordMatches("-f", arg)) return true;
+  if (WordMatches("--force", arg) || WordMatches("-f", arg) || arg == "--mirror") return true;
   return arg.size() > 1 && arg[0] == '+';
 }
 

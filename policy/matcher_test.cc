@@ -61,6 +61,7 @@ INSTANTIATE_TEST_SUITE_P(GitPush, Rules, ::testing::Values(
     // A '+' refspec forces that ref: flagged under the --force entry.
     L("git push origin +main", "git push --force"),
     L("git push origin +HEAD:refs/heads/x", "git push --force"),
+    L("git push --mirror backup", "git push --force"),
     // --force=... and unambiguous abbreviations read as --force.
     L("git push --forc origin", "git push --force"),
     N("git push"), N("git push origin main"), N("git push -u origin feature"),

@@ -1,0 +1,395 @@
+// Expansions inside words ($x, ${...}, $(...), `...`, $((...)), extglob
+// groups, array assignments) and heredoc bodies. Command substitutions are
+// parsed in place, so the commands inside are reported as they are found.
+#include <algorithm>
+#include <string>
+
+#include "policy/shell_lexer.h"
+#include "policy/shell_parser.h"
+
+namespace corral::policy::shell {
+
+void Parser::AddExpansion(Word& word, bool in_double_quotes) {
+  word.flags |= kExpansion;
+  if (!in_double_quotes) word.flags |= kUnquotedExpansion;
+  word.text += kExpansionMark;
+  ++word.expansions;
+}
+
+void Parser::ScanDollar(Word& word, bool in_double_quotes) {
+  std::size_t dollar = pos_;
+  std::size_t j = Skip(pos_ + 1);
+  char c = j < end_ ? src_[j] : '\0';
+  if (j >= end_) {
+    word.text += '$';
+    pos_ = j;
+    return;
+  }
+  if (c == '\'' && !in_double_quotes) {  // $'...': ANSI-C quoting
+    word.flags |= kQuoted;
+    std::size_t k = j + 1;
+    while (k < end_ && src_[k] != '\'') k += src_[k] == '\\' ? 2 : 1;
+    if (k >= end_) {
+      Error("unterminated $' quote");
+      k = end_;
+    }
+    DecodeAnsiC(src_.substr(j + 1, std::min(k, end_) - j - 1), word.text);
+    pos_ = std::min(k + 1, end_);
+    return;
+  }
+  if (c == '"' && !in_double_quotes) {  // $"...": a translated string
+    pos_ = j;
+    ScanDoubleQuoted(word);
+    return;
+  }
+  if (c == '(') {
+    std::size_t k = Skip(j + 1);
+    if (k < end_ && src_[k] == '(') {
+      pos_ = k + 1;
+      std::size_t heredocs = heredocs_.size();
+      if (ScanArithmetic()) {
+        AddExpansion(word, in_double_quotes);
+        return;
+      }
+      if (!Rewind(heredocs)) return;
+    }
+    pos_ = j + 1;
+    ScanCommandSubstitution(word, in_double_quotes);
+    return;
+  }
+  if (c == '{') {
+    pos_ = j + 1;
+    ScanParameter(word, in_double_quotes);
+    return;
+  }
+  if (IsNameStart(c)) {
+    std::size_t k = j;
+    while (k < end_ && IsNameChar(src_[k])) ++k;
+    word.var = src_.substr(j, k - j);
+    pos_ = k;
+    AddExpansion(word, in_double_quotes);
+    return;
+  }
+  if (IsDigit(c) || c == '@' || c == '*' || c == '#' || c == '?' || c == '$' || c == '!' ||
+      c == '-') {
+    word.var = src_.substr(j, 1);
+    pos_ = j + 1;
+    AddExpansion(word, in_double_quotes);
+    return;
+  }
+  word.text += '$';
+  pos_ = dollar + 1;
+}
+
+void Parser::ScanParameter(Word& word, bool in_double_quotes) {
+  // ${ cmd; } and ${| cmd; } (bash 5.3) run commands in the current shell.
+  char first = Peek();
+  if (first == ' ' || first == '\t' || first == '\n' || first == '|') {
+    if (first == '|') ++pos_;
+    if (Enter()) {
+      ParseList(kTermBrace);
+      ExpectKeyword(Keyword::kBraceClose, "} to close ${");
+      Leave();
+    }
+    AddExpansion(word, in_double_quotes);
+    return;
+  }
+  std::size_t name_begin = pos_;
+  std::size_t k = pos_;
+  while (k < end_ && IsNameChar(src_[k])) ++k;
+  std::string_view name;
+  if (k > name_begin && k < end_ && src_[k] == '}') name = src_.substr(name_begin, k - name_begin);
+  Word scratch;
+  int depth = 1;
+  while (!state_.aborted()) {
+    pos_ = Skip(pos_);
+    if (pos_ >= end_) {
+      Error("unterminated ${");
+      break;
+    }
+    char c = src_[pos_];
+    if (c == '}') {
+      ++pos_;
+      if (--depth == 0) break;
+    } else if (c == '{') {
+      ++depth;
+      ++pos_;
+    } else if (c == '\\') {
+      pos_ = std::min(pos_ + 2, end_);
+    } else if (c == '\'' && !in_double_quotes) {
+      ScanSingleQuoted(scratch);
+    } else if (c == '"') {
+      ScanDoubleQuoted(scratch);
+    } else if (c == '$') {
+      ScanDollar(scratch, in_double_quotes);
+    } else if (c == '`') {
+      ScanBackquote(scratch, in_double_quotes);
+    } else {
+      ++pos_;
+    }
+    if (scratch.text.size() > 4096) scratch.text.clear();
+  }
+  pos_ = std::min(pos_, end_);
+  word.var = name;
+  AddExpansion(word, in_double_quotes);
+}
+
+void Parser::ScanBackquote(Word& word, bool in_double_quotes) {
+  std::size_t open = pos_;
+  std::string content;
+  std::size_t k = pos_ + 1;
+  while (k < end_ && src_[k] != '`') {
+    char c = src_[k];
+    if (c == '\\' && k + 1 < end_) {
+      char next = src_[k + 1];
+      if (next == '$' || next == '`' || next == '\\' || (in_double_quotes && next == '"')) {
+        content += next;
+      } else if (next != '\n') {
+        content += c;
+        content += next;
+      }
+      k += 2;
+      continue;
+    }
+    content += c;
+    ++k;
+  }
+  if (k >= end_) {
+    Error("unterminated backquote");
+    k = end_;
+  }
+  pos_ = std::min(k + 1, end_);
+  ParseNested(content, open + 1, k);
+  AddExpansion(word, in_double_quotes);
+}
+
+void Parser::ScanCommandSubstitution(Word& word, bool in_double_quotes) {
+  if (Enter()) {
+    ParseList(kTermParen);
+    if (Peek() == ')') {
+      ++pos_;
+    } else {
+      Error("unterminated command substitution");
+    }
+    Leave();
+  }
+  AddExpansion(word, in_double_quotes);
+}
+
+bool Parser::ScanArithmetic() {
+  Word scratch;
+  int depth = 0;
+  while (!state_.aborted()) {
+    pos_ = Skip(pos_);
+    if (pos_ >= end_) {
+      Error("unterminated arithmetic expression");
+      return true;
+    }
+    char c = src_[pos_];
+    if (c == '(') {
+      ++depth;
+      ++pos_;
+    } else if (c == ')') {
+      if (depth == 0) {
+        if (PeekAt(1) != ')') return false;
+        Advance(2);
+        return true;
+      }
+      --depth;
+      ++pos_;
+    } else if (c == '\\') {
+      pos_ = std::min(pos_ + 2, end_);
+    } else if (c == '\'') {
+      ScanSingleQuoted(scratch);
+    } else if (c == '"') {
+      ScanDoubleQuoted(scratch);
+    } else if (c == '$') {
+      ScanDollar(scratch, true);
+    } else if (c == '`') {
+      ScanBackquote(scratch, true);
+    } else {
+      ++pos_;
+    }
+    if (scratch.text.size() > 4096) scratch.text.clear();
+  }
+  return true;
+}
+
+bool Parser::Rewind(std::size_t heredocs) {
+  // "((" and "$((" that do not close with "))" are nested subshells; the
+  // text is parsed again that way, a bounded number of times.
+  if (++state_.rewinds > state_.max_rewinds) {
+    SetLimit("too many ambiguous (( constructs");
+    return false;
+  }
+  heredocs_.resize(std::min(heredocs_.size(), heredocs));
+  next_heredoc_ = std::min(next_heredoc_, heredocs_.size());
+  return true;
+}
+
+void Parser::ScanGroup(Word& word) {
+  // An extglob group such as @(a|b): a pattern, copied as written.
+  word.flags |= kGlob;
+  Word scratch;
+  int depth = 0;
+  while (!state_.aborted()) {
+    pos_ = Skip(pos_);
+    if (pos_ >= end_) {
+      Error("unterminated pattern group");
+      return;
+    }
+    char c = src_[pos_];
+    if (c == '(') {
+      ++depth;
+    } else if (c == ')') {
+      if (--depth == 0) {
+        word.text += c;
+        ++pos_;
+        return;
+      }
+    } else if (c == '\\' || c == '\'' || c == '"' || c == '$' || c == '`') {
+      std::size_t before = scratch.text.size();
+      if (c == '\\') {
+        scratch.text += pos_ + 1 < end_ ? src_[pos_ + 1] : '\\';
+        pos_ = std::min(pos_ + 2, end_);
+      } else if (c == '\'') {
+        ScanSingleQuoted(scratch);
+      } else if (c == '"') {
+        ScanDoubleQuoted(scratch);
+      } else if (c == '$') {
+        ScanDollar(scratch, false);
+      } else {
+        ScanBackquote(scratch, false);
+      }
+      word.text.append(scratch.text, before);
+      word.flags |= scratch.flags & (kExpansion | kUnquotedExpansion);
+      continue;
+    } else if (c == '\n') {
+      Error("newline in pattern group");
+      return;
+    }
+    word.text += c;
+    ++pos_;
+  }
+}
+
+void Parser::ScanArrayAssignment(Word& word) {
+  ++pos_;  // (
+  while (!state_.aborted()) {
+    SkipBlanks();
+    SkipComment();
+    if (SkipNewline()) continue;
+    if (AtEnd()) {
+      Error("unterminated array assignment");
+      return;
+    }
+    if (Peek() == ')') {
+      ++pos_;
+      return;
+    }
+    Word element;
+    if (!ScanWord(element)) {
+      Error("unexpected character in array assignment");
+      ++pos_;
+    }
+    word.flags |= element.flags & (kExpansion | kUnquotedExpansion);
+  }
+}
+
+// ---------------------------------------------------------------- heredocs
+
+void Parser::ReadHeredocBodies() {
+  while (next_heredoc_ < heredocs_.size() && !state_.aborted()) {
+    ReadHeredocBody(heredocs_[next_heredoc_++]);
+  }
+  if (deferred_.empty() || next_heredoc_ < heredocs_.size()) return;
+  std::vector<Deferred> ready;
+  ready.swap(deferred_);
+  for (Deferred& command : ready) {
+    for (Redirect& redirect : command.redirects) {
+      if (redirect.op != RedirectOp::kHeredoc || redirect.heredoc_index >= heredocs_.size()) {
+        continue;
+      }
+      const Heredoc& doc = heredocs_[redirect.heredoc_index];
+      redirect.body_begin = doc.body_begin;
+      redirect.body_end = doc.body_end;
+      redirect.body_quoted = doc.quoted;
+    }
+    Emit(command.words, command.redirects, command.pipeline_id, command.pipe_index);
+  }
+}
+
+void Parser::ReadHeredocBody(Heredoc& doc) {
+  doc.body_begin = static_cast<std::uint32_t>(pos_);
+  std::string logical;
+  while (pos_ < end_) {
+    std::size_t line_begin = pos_;
+    std::size_t nl = src_.find('\n', pos_);
+    if (nl == std::string_view::npos || nl > end_) nl = end_;
+    std::size_t next = nl < end_ ? nl + 1 : end_;
+    std::string_view line = src_.substr(line_begin, nl - line_begin);
+    // In an unquoted body a backslash-newline joins lines, also the one
+    // that closes it.
+    if (!doc.quoted && !line.empty() && line.back() == '\\') {
+      std::size_t slashes = 0;
+      while (slashes < line.size() && line[line.size() - 1 - slashes] == '\\') ++slashes;
+      if (slashes % 2 == 1 && nl < end_) {
+        logical.assign(line.substr(0, line.size() - 1));
+        std::size_t k = next;
+        while (k < end_) {
+          std::size_t nl2 = src_.find('\n', k);
+          if (nl2 == std::string_view::npos || nl2 > end_) nl2 = end_;
+          std::string_view part = src_.substr(k, nl2 - k);
+          k = nl2 < end_ ? nl2 + 1 : end_;
+          if (!part.empty() && part.back() == '\\' && nl2 < end_) {
+            logical.append(part.substr(0, part.size() - 1));
+            continue;
+          }
+          logical.append(part);
+          break;
+        }
+        next = k;
+        line = logical;
+      }
+    }
+    if (doc.strip_tabs) {
+      while (!line.empty() && line.front() == '\t') line.remove_prefix(1);
+    }
+    if (line == doc.delimiter) {
+      doc.body_end = static_cast<std::uint32_t>(line_begin);
+      pos_ = next;
+      if (!doc.quoted) ScanHeredocExpansions(doc.body_begin, doc.body_end);
+      return;
+    }
+    pos_ = next;
+  }
+  doc.body_end = static_cast<std::uint32_t>(end_);
+  if (!doc.quoted) ScanHeredocExpansions(doc.body_begin, doc.body_end);
+}
+
+void Parser::ScanHeredocExpansions(std::uint32_t begin, std::uint32_t end) {
+  // Expansions in an unquoted body run in this shell, whoever reads it.
+  std::size_t saved_pos = pos_;
+  std::size_t saved_end = end_;
+  pos_ = begin;
+  end_ = end;
+  Word scratch;
+  while (pos_ < end_ && !state_.aborted()) {
+    std::size_t next = src_.find_first_of("\\$`", pos_);
+    if (next == std::string_view::npos || next >= end_) break;
+    pos_ = next;
+    char c = src_[pos_];
+    if (c == '\\') {
+      pos_ = std::min(pos_ + 2, end_);
+    } else if (c == '$') {
+      ScanDollar(scratch, true);
+    } else {
+      ScanBackquote(scratch, true);
+    }
+    if (scratch.text.size() > 4096) scratch.text.clear();
+  }
+  pos_ = saved_pos;
+  end_ = saved_end;
+}
+
+}  // namespace corral::policy::shell
