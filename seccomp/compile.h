@@ -35,9 +35,10 @@ class FilterContext {
   scmp_filter_ctx ctx_;
 };
 
-// The profile's filter for `arches` (the profile's own when empty), with
-// libseccomp's binary-tree optimisation. Names unknown to libseccomp are
-// skipped (BuildProfile has said so).
+// The profile's filter for `arches` (the profile's own, or else the host's,
+// when empty), with libseccomp's binary-tree optimisation. A name is added
+// only on the architectures where it exists (unknown names: BuildProfile has
+// said so).
 Result<FilterContext> Compile(const Profile& profile, const std::vector<Arch>& arches = {});
 
 }  // namespace corral::seccomp
