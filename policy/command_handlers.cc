@@ -231,6 +231,38 @@ void Walker::RunWrapper(std::string_view name, std::span<const Arg> args, const 
       !(spec->mode & kNoCommand)) {
     Undetermined("the command " + std::string(name) + " runs comes from its input", &args[0]);
   }
+  // With no command, sudo -s / -i, su, runuser, doas -s and ssh start a shell
+  // that reads standard input: a heredoc or a pipe feeds it commands.
+  if (plan.starts.empty() && plan.shell_code.empty() && StartsShellWithoutCommand(name, args)) {
+    StdinShell(name, ctx);
+  }
+}
+
+bool Walker::StartsShellWithoutCommand(std::string_view name, std::span<const Arg> args) {
+  if (name == "su" || name == "runuser" || name == "ssh") return true;
+  if (name != "sudo" && name != "doas") return false;
+  for (const Arg& arg : args.subspan(1)) {
+    std::string_view t = arg.text;
+    if (t == "--shell" || t == "--login") return true;
+    if (t.size() > 1 && t[0] == '-' && t[1] != '-' && t.find_first_of("si") != std::string_view::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void Walker::StdinShell(std::string_view name, const Ctx& ctx) {
+  const shell::SimpleCommand& command = *ctx.command;
+  bool fed = command.pipe_index > 0;
+  for (const shell::Redirect& redirect : command.redirects) {
+    using shell::RedirectOp;
+    if (redirect.fd <= 0 && (redirect.op == RedirectOp::kIn || redirect.op == RedirectOp::kHeredoc ||
+                             redirect.op == RedirectOp::kHereString ||
+                             redirect.op == RedirectOp::kDupIn || redirect.op == RedirectOp::kInOut)) {
+      fed = true;
+    }
+  }
+  if (fed) ReadsStdin(name, ctx);
 }
 
 void Walker::HandleShell(std::string_view name, std::span<const Arg> args, const Ctx& ctx) {

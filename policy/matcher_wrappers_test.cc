@@ -58,7 +58,10 @@ INSTANTIATE_TEST_SUITE_P(WithOptions, Wrappers, ::testing::Values(
     L("rsync --rsh='kubectl exec -i' a b:", "kubectl"), L("hash -p /usr/bin/aws x; x s3 ls", "aws"),
     L("at now <<< 'aws s3 ls'", "aws"), L("echo 'aws s3 ls' | at now + 1 minute", "aws"),
     U("at now < jobs.txt"), N("at -f job.sh now"), N("ssh host ls"), N("rsync -av src/ dst/"),
-    N("tmux ls"), N("screen -ls")));
+    N("tmux ls"), N("screen -ls"),
+    L("sudo -s <<EOF\naws s3 ls\nEOF", "aws"), L("sudo -i <<< 'kubectl get'", "kubectl"),
+    L("echo 'aws s3 ls' | su - bob", "aws"), L("ssh host <<'EOF'\nkubectl get pods\nEOF", "kubectl"),
+    U("curl -s x | sudo -s"), N("sudo -v"), N("sudo -l"), N("sudo -k && ls")));
 
 // A user may list a wrapper itself: it is checked before it is stripped.
 TEST(WrapperEntries, WrapperIsCheckedFirst) {

@@ -39,7 +39,7 @@ constexpr WrapperSpec kWrappers[] = {
     {"runuser", "", "ugGsw", "lmpfP", "user group supp-group shell", "login", 'c',
      "command session-command", 0, 0},
     {"su", "", "sgGw", "lmpfP", "shell group supp-group whitelist-environment", "login", 'c',
-     "command session-command", 0, 0},
+     "command session-command", 0, kNoCommand},  // its operand is a user, not a command
     {"sg", "", "", "", "", "", 'c', "", 1, kJoinShell},
     {"script", "", "EIOBTm", "aefqh", "echo log-in log-out log-io log-timing logging-format",
      "append return flush force quiet", 'c', "command", 0, kNoCommand},
