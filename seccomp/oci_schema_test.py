@@ -19,7 +19,7 @@ import jsonschema
 def main():
     corral, schema_dir = sys.argv[1], pathlib.Path(sys.argv[2]).resolve()
     if not (schema_dir / "config-schema.json").exists():
-        print(f"no OCI schema at {schema_dir}: expected shared/oci-schema beside the checkout")
+        print(f"no OCI schema at {schema_dir}: expected tests/oci-schema in the checkout")
         return 1
     schema = json.load(open(schema_dir / "config-schema.json"))
     resolver = jsonschema.RefResolver(base_uri=schema_dir.as_uri() + "/", referrer=schema)
