@@ -14,14 +14,6 @@ std::string_view OriginName(Origin origin) {
   return "?";
 }
 
-const std::vector<std::string>& DefaultDenyList() {
-  static const std::vector<std::string> kList = {
-      "aws",    "gcloud", "az",      "railway", "fly",       "flyctl",          "kubectl",
-      "terraform", "pulumi", "psql", "mysql",   "mongosh",   "redis-cli",       "git push --force",
-      "git push -f"};
-  return kList;
-}
-
 const std::vector<KeySpec>& Keys() {
   using K = KeyType;
   static const std::vector<KeySpec> kKeys = {
