@@ -70,6 +70,7 @@ void Loop::EnterHead(Conn& conn) {
 void Loop::ReadHead(Conn& conn) {
   const std::size_t max_head = shared_->limits.max_head_bytes;
   char buf[16 * 1024];
+  const std::size_t before = conn.client_in.size();
   while (conn.client_in.size() <= max_head && !conn.client_eof) {
     ssize_t n = ::read(conn.client.get(), buf, sizeof buf);
     if (n > 0) {
@@ -82,6 +83,14 @@ void Loop::ReadHead(Conn& conn) {
       return Teardown(conn);
     }
     break;
+  }
+  // A bare CR or LF can never become a valid head: answer now, not at the
+  // head timeout. Only the new bytes are scanned, so trickling stays linear.
+  for (std::size_t i = before; i < conn.client_in.size(); ++i) {
+    char c = conn.client_in[i];
+    bool bare_lf = c == '\n' && (i == 0 || conn.client_in[i - 1] != '\r');
+    bool bare_cr = i > 0 && conn.client_in[i - 1] == '\r' && c != '\n';
+    if (bare_lf || bare_cr) return Refuse(conn, 400, "bad-request", "bare CR or LF in the request head");
   }
   auto parsed = ParseRequest(conn.client_in, max_head);
   if (parsed.state == ParseState::kError) {

@@ -1,0 +1,150 @@
+"""Local origins for the proxy integration tests: plain HTTP, HTTPS, and git
+over HTTPS (git http-backend behind lighttpd). Loopback only."""
+import http.server
+import os
+import socket
+import ssl
+import subprocess
+import threading
+import time
+
+
+def run(*args, **kw):
+    return subprocess.run(args, check=True, capture_output=True, **kw)
+
+
+def make_certs(d, names):
+    """A throwaway CA and one server certificate for `names`, with the openssl CLI."""
+    ca_key, ca_crt = os.path.join(d, "ca.key"), os.path.join(d, "ca.crt")
+    key, csr, crt = (os.path.join(d, n) for n in ("server.key", "server.csr", "server.crt"))
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    run("openssl", "req", "-x509", *ec, "-keyout", ca_key, "-out", ca_crt, "-days", "2",
+        "-subj", "/CN=corral test CA")
+    run("openssl", "req", *ec, "-keyout", key, "-out", csr, "-subj", "/CN=" + names[0])
+    ext = os.path.join(d, "san.cnf")
+    with open(ext, "w") as f:
+        f.write("subjectAltName=" + ",".join("DNS:" + n for n in names) + "\n")
+    run("openssl", "x509", "-req", "-in", csr, "-CA", ca_crt, "-CAkey", ca_key, "-CAcreateserial",
+        "-out", crt, "-days", "2", "-extfile", ext)
+    pem = os.path.join(d, "server.pem")
+    with open(pem, "w") as f:
+        f.write(open(crt).read() + open(key).read())
+    return ca_crt, crt, key, pem
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def _send(self, code, body, extra=()):
+        self.send_response(code)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in extra:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _body(self):
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            out = b""
+            while True:
+                size = int(self.rfile.readline().split(b";")[0], 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b""):
+                        pass
+                    return out
+                out += self.rfile.read(size)
+                self.rfile.readline()
+        return self.rfile.read(int(self.headers.get("Content-Length", "0")))
+
+    def do_GET(self):
+        if self.path == "/chunked":
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for part in (b"chun", b"ked!"):
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+            self.wfile.write(b"0\r\n\r\n")
+            return
+        if self.path == "/headers":
+            text = "".join(f"{k}: {v}\n" for k, v in self.headers.items())
+            return self._send(200, text.encode())
+        self._send(200, b"hello from " + self.headers.get("Host", "?").encode())
+
+    def do_POST(self):
+        self._send(200, self._body())
+
+
+class Server(http.server.ThreadingHTTPServer):
+    request_queue_size = 1024
+    daemon_threads = True
+    tls_context = None
+
+    def finish_request(self, request, client_address):
+        # The TLS handshake runs on the connection's own thread, so a client
+        # that never sends a ClientHello cannot block the accept loop.
+        if self.tls_context:
+            request.settimeout(10)
+            try:
+                request = self.tls_context.wrap_socket(request, server_side=True)
+            except (ssl.SSLError, OSError):
+                return
+        self.RequestHandlerClass(request, client_address, self)
+
+
+def start_http(bind, tls_context=None):
+    server = Server((bind, 0), Handler)
+    server.tls_context = tls_context
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, server.server_address[1]
+
+
+def free_port(bind):
+    with socket.socket() as s:
+        s.bind((bind, 0))
+        return s.getsockname()[1]
+
+
+def start_git(d, bind, pem):
+    """A bare repository served over HTTPS by git http-backend behind lighttpd."""
+    root = os.path.join(d, "git")
+    work = os.path.join(d, "work")
+    os.makedirs(root)
+    run("git", "init", "-q", "-b", "main", work)
+    with open(os.path.join(work, "README"), "w") as f:
+        f.write("corral proxy test repository\n")
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@t")
+    run("git", "-C", work, "add", "README", env=env)
+    run("git", "-C", work, "commit", "-q", "-m", "first", env=env)
+    run("git", "clone", "-q", "--bare", work, os.path.join(root, "repo.git"))
+    port = free_port(bind)
+    conf = os.path.join(d, "lighttpd.conf")
+    with open(conf, "w") as f:
+        f.write(f'''
+server.modules = ("mod_alias", "mod_cgi", "mod_setenv", "mod_openssl")
+server.document-root = "{root}"
+server.bind = "{bind}"
+server.port = {port}
+server.errorlog = "{d}/lighttpd.err"
+ssl.engine = "enable"
+ssl.pemfile = "{pem}"
+alias.url = ("/git" => "/usr/lib/git-core/git-http-backend")
+$HTTP["url"] =~ "^/git" {{
+  cgi.assign = ("" => "")
+  setenv.add-environment = ("GIT_PROJECT_ROOT" => "{root}", "GIT_HTTP_EXPORT_ALL" => "1")
+}}
+''')
+    proc = subprocess.Popen(["lighttpd", "-D", "-f", conf], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    for _ in range(100):
+        try:
+            socket.create_connection((bind, port), timeout=0.2).close()
+            return proc, port
+        except OSError:
+            if proc.poll() is not None:
+                raise RuntimeError("lighttpd did not start: " + proc.stderr.read().decode())
+            time.sleep(0.05)
+    raise RuntimeError("lighttpd did not listen")
