@@ -8,7 +8,6 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -76,18 +75,9 @@ std::optional<std::string> Exchange(const ShellSettings& settings, const std::st
 }
 
 ShellVerdict Fallback(const ShellSettings& settings, const std::string& command) {
-  std::vector<std::string> entries;
-  std::ifstream in(settings.deny_list);
-  if (in) {
-    for (std::string line; std::getline(in, line);) {
-      auto first = line.find_first_not_of(" \t\r");
-      if (first == std::string::npos || line[first] == '#') continue;
-      auto last = line.find_last_not_of(" \t\r");
-      entries.push_back(line.substr(first, last - first + 1));
-    }
-  } else {
-    entries = policy::DefaultDenyList();  // no session list: the built-in one
-  }
+  auto file = policy::ReadDenyListFile(settings.deny_list);
+  // No session list to read: the built-in one.
+  std::vector<std::string> entries = file ? std::move(*file) : policy::DefaultDenyList();
   auto matcher = policy::Matcher::Create(entries);
   if (!matcher) matcher = policy::Matcher::Create(policy::DefaultDenyList());
   auto match = matcher->Check(command);
