@@ -55,6 +55,9 @@ class Engine {
   std::string name_;
 };
 
+// The image on the engine: there already, or pulled; an error saying what to do.
+Result<void> EnsureImage(Engine& engine, const std::string& image);
+
 // The exit status from Docker's wait body ({"StatusCode": N}).
 Result<int> ReadWaitBody(RawConnection& connection);
 

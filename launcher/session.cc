@@ -41,17 +41,6 @@ class Cleanup {
   Reaper* reaper_ = nullptr;
 };
 
-Result<void> EnsureImage(Engine& engine, const std::string& image) {
-  auto exists = engine.ImageExists(image);
-  if (!exists) return exists.error();
-  if (*exists) return Ok();
-  if (auto pulled = engine.Pull(image); !pulled) {
-    return pulled.error().Context("the image " + image + " is not on this engine and could not "
-                                  "be pulled; build or pull it, or choose another with --image");
-  }
-  return Ok();
-}
-
 Result<RunOutcome> RunPlan(Engine& engine, const SessionPlan& plan) {
   Cleanup cleanup(plan);
   if (auto ok = PrepareSessionDir(plan); !ok) return ok.error();
