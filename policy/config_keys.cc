@@ -41,6 +41,8 @@ const std::vector<KeySpec>& Keys() {
        "Hosts always refused, even when an allowed entry covers them", {}},
       {"network.allow_addresses", K::kStringList, "[]", "CORRAL_ALLOW_ADDRESSES",
        "IP addresses or CIDR ranges the proxy may dial although private or local", {}},
+      {"network.hosts_file", K::kString, R"("")", "CORRAL_HOSTS_FILE",
+       "A hosts(5) file the proxy reads before the system resolver (internal mirrors)", {}},
       {"network.connect_timeout_seconds", K::kInt, "10", "",
        "Seconds the proxy waits for an upstream connection", {}},
       {"network.idle_timeout_seconds", K::kInt, "600", "",

@@ -198,6 +198,13 @@ TEST_F(ConfigTest, UnknownOverrideKeyIsAnError) {
   EXPECT_EQ(policy.error().message, "--set: unknown key 'levle' (did you mean 'level'?)");
 }
 
+TEST_F(ConfigTest, HostsFileForTheProxy) {
+  auto path = Write("h.yaml", "network:\n  hosts_file: /etc/corral-hosts\n");
+  auto policy = Load(Options(path));
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->network.hosts_file, "/etc/corral-hosts");
+}
+
 TEST_F(ConfigTest, IntAndBoolKeys) {
   auto path = Write("c.yaml",
                     "network:\n  max_tunnels: 12\nseccomp:\n  allow_ptrace: true\n");
