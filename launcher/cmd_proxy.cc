@@ -20,8 +20,7 @@ struct ProxyOptions {
   std::string token;
   std::string log = "-";
   int threads = 0;
-  double head_timeout = 10;
-  double connect_timeout = -1, idle_timeout = -1;
+  double head_timeout = -1, connect_timeout = -1, idle_timeout = -1;
   int max_tunnels = -1;
 };
 
@@ -69,7 +68,7 @@ int RunProxy(const ProxyOptions& options, const Globals& globals) {
     if (const char* env = std::getenv("CORRAL_PROXY_TOKEN")) config.token = env;
   }
   config.threads = options.threads;
-  config.limits.head_timeout = Millis(options.head_timeout);
+  if (options.head_timeout > 0) config.limits.head_timeout = Millis(options.head_timeout);
   if (options.connect_timeout > 0) config.limits.connect_timeout = Millis(options.connect_timeout);
   if (options.idle_timeout > 0) config.limits.idle_timeout = Millis(options.idle_timeout);
   if (options.max_tunnels >= 0) config.limits.max_tunnels = options.max_tunnels;

@@ -189,6 +189,7 @@ ProxyConfig FromPolicy(const policy::NetworkPolicy& network) {
   config.rules.denied_domains = network.denied_domains;
   config.rules.allow_addresses = network.allow_addresses;
   config.hosts_file = network.hosts_file;
+  config.limits.head_timeout = std::chrono::seconds(network.head_timeout_seconds);
   config.limits.connect_timeout = std::chrono::seconds(network.connect_timeout_seconds);
   config.limits.idle_timeout = std::chrono::seconds(network.idle_timeout_seconds);
   config.limits.max_tunnels = network.max_tunnels;

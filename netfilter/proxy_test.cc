@@ -239,6 +239,26 @@ TEST_F(ProxyTest, SlowHeadGets408) {
   EXPECT_EQ(reply.rfind("HTTP/1.1 408", 0), 0u) << reply;
 }
 
+// network.head_timeout_seconds reaches the running proxy through FromPolicy.
+TEST_F(ProxyTest, HeadTimeoutComesFromThePolicy) {
+  policy::NetworkPolicy network;
+  network.head_timeout_seconds = 30;
+  ProxyConfig config = FromPolicy(network);
+  EXPECT_EQ(config.limits.head_timeout, std::chrono::seconds(30));
+  Start(config);
+  UniqueFd c = ConnectTcp(proxy_->port());
+  timeval short_wait{0, 300'000};
+  setsockopt(c.get(), SOL_SOCKET, SO_RCVTIMEO, &short_wait, sizeof short_wait);
+  Send(c.get(), "GET http://" + OriginTarget() + "/ HTTP/1.1\r\nHo");
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));  // accepted at the real time
+  clock_->offset_ms += 20'000;  // past the built-in 10 s, within the policy's 30 s
+  char byte;
+  EXPECT_EQ(::read(c.get(), &byte, 1), -1) << "answered before the policy's head timeout";
+  clock_->offset_ms += 11'000;
+  std::string reply = ReadUntil(c.get());
+  EXPECT_EQ(reply.rfind("HTTP/1.1 408", 0), 0u) << reply;
+}
+
 TEST_F(ProxyTest, SniMismatchClosesTheTunnel) {
   Start();
   UniqueFd c = ConnectTcp(proxy_->port());

@@ -43,6 +43,8 @@ const std::vector<KeySpec>& Keys() {
        "IP addresses or CIDR ranges the proxy may dial although private or local", {}},
       {"network.hosts_file", K::kString, R"("")", "CORRAL_HOSTS_FILE",
        "A hosts(5) file the proxy reads before the system resolver (internal mirrors)", {}},
+      {"network.head_timeout_seconds", K::kInt, "10", "",
+       "Seconds a client has to send a whole request head (408 past it)", {}},
       {"network.connect_timeout_seconds", K::kInt, "10", "",
        "Seconds the proxy waits for an upstream connection", {}},
       {"network.idle_timeout_seconds", K::kInt, "600", "",

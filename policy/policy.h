@@ -54,6 +54,7 @@ struct NetworkPolicy {
   std::vector<std::string> denied_domains;
   std::vector<std::string> allow_addresses;  // IPs or CIDRs
   std::string hosts_file;                    // hosts(5), before the system resolver
+  int head_timeout_seconds = 10;
   int connect_timeout_seconds = 10;
   int idle_timeout_seconds = 600;
   int max_tunnels = 4096;

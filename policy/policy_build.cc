@@ -45,6 +45,7 @@ Result<Policy> BuildPolicy(std::map<std::string, Setting> settings) {
   p.network.denied_domains = r.List("network.denied_domains");
   p.network.allow_addresses = r.List("network.allow_addresses");
   p.network.hosts_file = r.String("network.hosts_file");
+  p.network.head_timeout_seconds = r.Int("network.head_timeout_seconds");
   p.network.connect_timeout_seconds = r.Int("network.connect_timeout_seconds");
   p.network.idle_timeout_seconds = r.Int("network.idle_timeout_seconds");
   p.network.max_tunnels = r.Int("network.max_tunnels");
