@@ -63,6 +63,7 @@ void Loop::EnterHead(Conn& conn) {
   conn.host = CanonicalHost{};
   conn.port = 0;
   conn.dialed.reset();
+  conn.reused_upstream = conn.resend = conn.retried = false;
   conn.started = shared_->clock->Now();
   if (!conn.client_in.empty()) ReadHead(conn);
 }
@@ -143,6 +144,7 @@ void Loop::Dispatch(Conn& conn) {
   if (conn.upstream.valid() && !conn.upstream_hup && conn.upstream_key == key && conn.upstream_address &&
       !CheckAddress(*rules, *conn.upstream_address)) {
     conn.dialed = conn.upstream_address;
+    conn.reused_upstream = true;
     return EnterForward(conn);  // reuse the kept-alive origin connection
   }
   CloseUpstream(conn);

@@ -380,7 +380,7 @@ Parsed<ResponseHead> ParseResponse(std::string_view buffer, std::size_t max_head
   return out;
 }
 
-std::size_t ChunkedDecoder::Consume(std::string_view data) {
+std::size_t ChunkedDecoder::Consume(std::string_view data, std::string* payload) {
   constexpr std::size_t kMaxLine = 4096;
   constexpr std::size_t kMaxTrailers = 64 * 1024;
   std::size_t i = 0;
@@ -426,6 +426,7 @@ std::size_t ChunkedDecoder::Consume(std::string_view data) {
         break;
       case State::kData: {
         std::size_t take = static_cast<std::size_t>(std::min<uint64_t>(remaining_, data.size() - i));
+        if (payload) payload->append(data, i, take);
         i += take;
         remaining_ -= take;
         if (remaining_ == 0) state_ = State::kDataCr;

@@ -83,7 +83,9 @@ class ChunkedDecoder {
  public:
   // Consumes bytes from `data`; returns how many belong to this body (all of
   // them unless the body ended inside `data`). Sets error on bad framing.
-  std::size_t Consume(std::string_view data);
+  // With `payload`, appends the chunks' data to it, without the framing (for
+  // a client that cannot read chunked: HTTP/1.0).
+  std::size_t Consume(std::string_view data, std::string* payload = nullptr);
   bool done() const { return state_ == State::kDone; }
   bool failed() const { return state_ == State::kError; }
 

@@ -204,6 +204,20 @@ TEST(Chunked, WholeAndSplit) {
   EXPECT_EQ(total, body.size() - 4);
 }
 
+TEST(Chunked, PayloadWithoutFraming) {
+  std::string body = "4\r\nWiki\r\n5;ext=1\r\npedia\r\n0\r\nTrailer: x\r\n\r\nNEXT";
+  ChunkedDecoder whole;
+  std::string payload;
+  whole.Consume(body, &payload);
+  EXPECT_EQ(payload, "Wikipedia");
+  ChunkedDecoder split;  // data cut mid-chunk comes out the same
+  std::string pieces;
+  for (std::size_t i = 0; i < body.size() && !split.done(); i += 3) {
+    split.Consume(std::string_view(body).substr(i, 3), &pieces);
+  }
+  EXPECT_EQ(pieces, "Wikipedia");
+}
+
 TEST(Chunked, BadFramingFails) {
   for (const char* bad : {"x\r\n", "4\r\nWikiX\r\n", "4\nWiki\r\n", "ffffffffffffffffff\r\n", "\r\n", "-1\r\n",
                           "0\r\n\n"}) {

@@ -98,6 +98,16 @@ struct Conn {
   std::optional<ResponseHead> response;
   int status = 0;
   bool close_after = false;
+  bool dechunk = false;  // HTTP/1.0 client, chunked response: send the data alone, then close
+
+  // A kept-alive origin connection may turn out stale (closed by the origin
+  // while idle); a request safe to replay is then sent once more on a fresh one.
+  bool reused_upstream = false;  // this exchange went out on a kept connection
+  bool resend = false;           // EnterForward sends the request again
+  bool retried = false;          // this exchange was sent again once
+  bool replayable = false;       // idempotent, and every body byte sent is in replay_body
+  std::string replay_body;       // request body bytes forwarded so far (bounded)
+  uint64_t response_bytes = 0;   // bytes read from the origin this exchange
 
   bool dead = false;
   bool logged = false;       // this exchange's decision line is written
@@ -159,6 +169,7 @@ class Loop {
   // conn_forward.cc: absolute-form http:// requests.
   void EnterForward(Conn& conn);
   void PumpForward(Conn& conn);
+  bool RetryOnFreshConnection(Conn& conn);
   void FinishExchange(Conn& conn);
 
   std::shared_ptr<Shared> shared_;

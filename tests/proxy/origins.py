@@ -4,6 +4,7 @@ import http.server
 import os
 import socket
 import ssl
+import struct
 import subprocess
 import threading
 import time
@@ -68,6 +69,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
             self.wfile.write(b"0\r\n\r\n")
             return
+        if self.path == "/chunked-big":
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for i in range(200):
+                part = bytes([97 + i % 26]) * (1 + i * 37 % 4000)
+                self.wfile.write(b"%x;ext=%d\r\n%s\r\n" % (len(part), i, part))
+            self.wfile.write(b"0\r\nX-Trailer: t\r\n\r\n")
+            return
         if self.path == "/headers":
             text = "".join(f"{k}: {v}\n" for k, v in self.headers.items())
             return self._send(200, text.encode())
@@ -99,6 +109,79 @@ def start_http(bind, tls_context=None):
     server.tls_context = tls_context
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, server.server_address[1]
+
+
+class StaleOrigin:
+    """An origin that answers only the first request on each connection and
+    then drops the connection when the next one arrives, without a byte of
+    answer (with a FIN, or a reset for paths under /rst/): what a proxy sees
+    when the origin closes an idle kept-alive connection just as the next
+    request is on its way. Records (connection number, request line)."""
+
+    def __init__(self, bind):
+        self.sock = socket.socket()
+        self.sock.bind((bind, 0))
+        self.sock.listen(64)
+        self.port = self.sock.getsockname()[1]
+        self.seen = []
+        self.lock = threading.Lock()
+        self.connections = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def requests(self, line):
+        with self.lock:
+            return [c for c, l in self.seen if l == line]
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with self.lock:
+                self.connections += 1
+                number = self.connections
+            threading.Thread(target=self._serve, args=(conn, number), daemon=True).start()
+
+    def _serve(self, conn, number):
+        conn.settimeout(10)
+        data, answered = b"", 0
+        try:
+            while True:
+                while b"\r\n\r\n" not in data:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    data += chunk
+                head, data = data.split(b"\r\n\r\n", 1)
+                line = head.split(b"\r\n")[0].decode()
+                length = 0
+                for h in head.split(b"\r\n")[1:]:
+                    name, _, value = h.partition(b":")
+                    if name.strip().lower() == b"content-length":
+                        length = int(value)
+                while len(data) < length:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    data += chunk
+                body, data = data[:length], data[length:]
+                with self.lock:
+                    self.seen.append((number, line))
+                if answered:
+                    if " /rst/" in line:
+                        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    return
+                answered += 1
+                reply = f"fresh {line.split()[1]} on connection {number}".encode() + body
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(reply), reply))
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    def close(self):
+        self.sock.close()
 
 
 def free_port(bind):

@@ -79,6 +79,39 @@ def raw(port, data, timeout=5, read_until_close=True):
         s.close()
 
 
+def read_until_close(s, limit=5):
+    """Everything the peer sends until it closes; fails if it stays open."""
+    s.settimeout(limit)
+    out = b""
+    while True:
+        chunk = s.recv(65536)  # socket.timeout here: the proxy did not close
+        if not chunk:
+            return out
+        out += chunk
+
+
+def read_response(s):
+    """One Content-Length-framed response from a kept-alive connection."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = s.recv(65536)
+        if not chunk:
+            raise AssertionError("connection closed before a response head: %r" % data)
+        data += chunk
+    head, body = data.split(b"\r\n\r\n", 1)
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.lower() == b"content-length":
+            length = int(value)
+    while len(body) < length:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return status(head), head, body
+
+
 def status(reply):
     try:
         return int(reply.split(b" ", 2)[1])
@@ -97,14 +130,15 @@ class ProxyIntegration(unittest.TestCase):
         ctx.load_cert_chain(crt, key)
         cls.https, cls.https_port = origins.start_http(HTTPS_IP, ctx)
         cls.git, cls.git_port = origins.start_git(d, GIT_IP, pem)
+        cls.stale = origins.StaleOrigin(HTTP_IP)
         cls.hosts = os.path.join(d, "hosts")
         with open(cls.hosts, "w") as f:
-            f.write(f"{HTTP_IP} origin.test\n{HTTPS_IP} secure.test other.test\n{GIT_IP} git.test\n"
+            f.write(f"{HTTP_IP} origin.test stale.test\n{HTTPS_IP} secure.test other.test\n{GIT_IP} git.test\n"
                     "127.0.0.1 self.test\n10.0.0.1 private.test\n169.254.169.254 metadata.test\n")
         cls.allow = [f"origin.test:{cls.http_port}", f"secure.test:{cls.https_port}",
                      f"other.test:{cls.https_port}", f"git.test:{cls.git_port}",
                      f"metadata.test:{cls.http_port}", f"private.test:{cls.http_port}",
-                     f"self.test:{cls.http_port}"]
+                     f"self.test:{cls.http_port}", f"stale.test:{cls.stale.port}"]
         flags = ["--hosts", cls.hosts, "--head-timeout", "1.5", "--max-tunnels", "8"]
         for a in cls.allow:
             flags += ["--allow", a]
@@ -116,6 +150,7 @@ class ProxyIntegration(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         cls.proxy.stop()
+        cls.stale.close()
         cls.git.terminate()
         cls.git.wait()
         cls.http.shutdown()
@@ -178,6 +213,80 @@ class ProxyIntegration(unittest.TestCase):
                              text=True, timeout=20)
         self.assertNotIn("Verification: OK", bad.stderr + bad.stdout)
         self.assertTrue(any("sni-mismatch" in l["reason"] for l in self.proxy.lines()))
+
+    # -- kept-alive origin connections that went stale ---------------------------
+
+    def test_stale_origin_connection_is_retried_with_curl(self):
+        url = f"http://stale.test:{self.stale.port}"
+        r = self.curl("-v", f"{url}/curl-a", f"{url}/curl-b")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Re-using existing connection", r.stderr)  # one client connection
+        self.assertIn("fresh /curl-a on connection", r.stdout)
+        self.assertIn("fresh /curl-b on connection", r.stdout)
+        # /curl-b went out on the kept connection first, then on a fresh one.
+        seen = self.stale.requests("GET /curl-b HTTP/1.1")
+        self.assertEqual(len(seen), 2, seen)
+        self.assertEqual(seen[0], self.stale.requests("GET /curl-a HTTP/1.1")[0])
+        self.assertNotEqual(seen[0], seen[1])
+        line = [l for l in self.proxy.lines() if l["host"] == "stale.test" and l["status"] == 200][-1]
+        self.assertIn("sent again on a fresh connection", line["reason"])
+
+    def test_stale_origin_connection_reset_and_put_body_replayed(self):
+        t = f"stale.test:{self.stale.port}"
+        with socket.create_connection(("127.0.0.1", self.proxy.port), timeout=5) as s:
+            s.sendall(f"GET http://{t}/rst/first HTTP/1.1\r\nHost: {t}\r\n\r\n".encode())
+            self.assertEqual(read_response(s)[0], 200)
+            s.sendall(f"GET http://{t}/rst/again HTTP/1.1\r\nHost: {t}\r\n\r\n".encode())
+            code, _, body = read_response(s)
+            self.assertEqual(code, 200, body)
+            self.assertIn(b"fresh /rst/again", body)
+            s.sendall(f"PUT http://{t}/put HTTP/1.1\r\nHost: {t}\r\nContent-Length: 7\r\n\r\npayload".encode())
+            code, _, body = read_response(s)
+            self.assertEqual(code, 200, body)
+            self.assertTrue(body.startswith(b"fresh /put on connection") and body.endswith(b"payload"), body)
+        self.assertEqual(len(self.stale.requests("GET /rst/again HTTP/1.1")), 2)
+        self.assertEqual(len(self.stale.requests("PUT /put HTTP/1.1")), 2)
+
+    def test_stale_origin_connection_post_is_not_replayed(self):
+        t = f"stale.test:{self.stale.port}"
+        with socket.create_connection(("127.0.0.1", self.proxy.port), timeout=5) as s:
+            s.sendall(f"GET http://{t}/before-post HTTP/1.1\r\nHost: {t}\r\n\r\n".encode())
+            self.assertEqual(read_response(s)[0], 200)
+            s.sendall(f"POST http://{t}/post HTTP/1.1\r\nHost: {t}\r\nContent-Length: 5\r\n\r\nhello".encode())
+            code, head, _ = read_response(s)
+        self.assertEqual(code, 502, head)
+        self.assertEqual(len(self.stale.requests("POST /post HTTP/1.1")), 1)
+
+    # -- HTTP/1.0 clients -------------------------------------------------------
+
+    def test_http10_client_gets_a_chunked_response_without_chunks(self):
+        t = f"origin.test:{self.http_port}"
+        expected = b"".join(bytes([97 + i % 26]) * (1 + i * 37 % 4000) for i in range(200))
+        for path, want in (("/chunked", b"chunked!"), ("/chunked-big", expected)):
+            for extra in ("", "Connection: keep-alive\r\n"):
+                with socket.create_connection(("127.0.0.1", self.proxy.port), timeout=5) as s:
+                    s.sendall(f"GET http://{t}{path} HTTP/1.0\r\n{extra}\r\n".encode())
+                    reply = read_until_close(s)
+                head, _, body = reply.partition(b"\r\n\r\n")
+                self.assertEqual(status(head), 200, head)
+                self.assertNotIn(b"transfer-encoding", head.lower())
+                self.assertIn(b"\r\nconnection: close", head.lower())
+                self.assertEqual(len(body), len(want), f"{path} {extra!r}: {body[:80]!r}")
+                self.assertEqual(body, want)
+        # An HTTP/1.1 client on the same path still gets chunked framing.
+        reply = raw(self.proxy.port, f"GET http://{t}/chunked HTTP/1.1\r\nHost: {t}\r\nConnection: close\r\n\r\n".encode())
+        self.assertIn(b"Transfer-Encoding: chunked", reply)
+        self.assertIn(b"4\r\nchun\r\n", reply)
+
+    def test_http10_client_keep_alive_with_content_length(self):
+        t = f"origin.test:{self.http_port}"
+        with socket.create_connection(("127.0.0.1", self.proxy.port), timeout=5) as s:
+            for _ in range(2):
+                s.sendall(f"GET http://{t}/x HTTP/1.0\r\nConnection: keep-alive\r\n\r\n".encode())
+                code, head, body = read_response(s)
+                self.assertEqual(code, 200, head)
+                self.assertIn(b"Connection: keep-alive", head)
+                self.assertIn(b"hello from origin.test", body)
 
     # -- refusals ---------------------------------------------------------------
 
