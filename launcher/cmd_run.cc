@@ -32,10 +32,14 @@ void AddRunCommand(CLI::App& app, Globals& globals) {
       "the box could not be set up (nothing runs unboxed).\n"
       "Examples:\n"
       "  corral run claude\n"
-      "  corral run --image debian:bookworm-slim -- sh -c 'make test'\n");
+      "  corral run --image debian:bookworm-slim -- sh -c 'make test'\n"
+      "  corral run --image my-agent:1 --build ./agent-image claude\n");
   sub->add_option("--image", options->image, "Image to run (default: the `image` setting)");
   sub->add_option("--engine", options->run.engine,
                   "Engine API endpoint: unix:///path or tcp://host:port");
+  sub->add_option("--build", options->run.build_context,
+                  "Folder with a Dockerfile: the image is built from it when missing")
+      ->check(CLI::ExistingDirectory);
   sub->add_flag("--headless", options->run.headless, "No terminal, even when there is one");
   sub->add_flag("--print", options->run.print_only, "Print the plan and the rendering; run nothing");
   sub->add_option("command", options->command, "AGENT [ARGS...]: the program the box runs")

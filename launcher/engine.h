@@ -3,6 +3,8 @@
 #pragma once
 
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,17 +18,32 @@ namespace corral::launcher {
 
 // --engine, then the policy's `engine` (CORRAL_ENGINE), DOCKER_HOST,
 // CONTAINER_HOST; when none is named, the usual sockets in turn.
+// CORRAL_ENGINE_SOCKETS (colon-separated) replaces the usual sockets.
 struct EngineChoice {
   std::vector<Endpoint> candidates;
   bool named = false;  // the user named one: no other is tried
+  // When set, none was named and none answers, but podman is installed:
+  // a private `podman system service` in this folder serves the session.
+  std::string embed_dir;
+  // The session folder: when corral dies, the private service stops once
+  // the reaper has removed it (its last step), within a minute.
+  std::string session_dir;
+  void EmbedFor(const std::string& session_folder) {
+    session_dir = session_folder;
+    embed_dir = session_folder + "-engine";  // beside it: never inside the box
+  }
 };
 Result<EngineChoice> ChooseEndpoints(const std::string& flag, const std::string& configured,
                                      const std::function<const char*(const char*)>& getenv);
+
+class EmbeddedPodman;
 
 class Engine {
  public:
   // The first candidate that answers; an error naming each one tried and
   // how to fix it, within about 5 s when nothing answers at all.
+  // Waits up to 60 s for one that is starting (connected, no answer yet, or
+  // 5xx), saying so once. Falls back to a private Podman (EngineChoice).
   static Result<Engine> Connect(const EngineChoice& choice);
 
   bool podman() const { return podman_; }
@@ -35,7 +52,11 @@ class Engine {
 
   Result<bool> ImageExists(const std::string& image);
   Result<void> Pull(const std::string& image);
-  Result<void> ImportRootfs(const std::string& tar_path, const std::string& reference);
+  // POST /build of the tar read from `context_tar`, tagged `tag`; each JSON
+  // message of the answer goes to `on_message` as it arrives. An error
+  // message in the stream is the error.
+  Result<void> Build(int context_tar, const std::string& tag,
+                     const std::function<void(const nlohmann::json&)>& on_message);
   Result<std::string> Create(const SessionPlan& plan);  // the container id
   Result<void> Start(const std::string& id);
   Result<RawConnection> Attach(const std::string& id);
@@ -49,14 +70,24 @@ class Engine {
  private:
   Result<HttpResponse> Call(const std::string& method, const std::string& path,
                             const std::string& body = "", long timeout_ms = 0);
+  static Result<std::optional<Engine>> Ping(const Endpoint& endpoint, std::string& tried);
   Endpoint endpoint_;
   std::string api_;  // "/v1.41"
   bool podman_ = false;
+  bool rootless_ = false;  // Podman without root: the box runs with keep-id
   std::string name_;
+  std::shared_ptr<EmbeddedPodman> embedded_;  // stops with the last copy
 };
 
-// The image on the engine: there already, or pulled; an error saying what to do.
-Result<void> EnsureImage(Engine& engine, const std::string& image);
+// The body of the create call: Docker's, or libpod's for Podman, where a
+// rootless engine keeps the user's id in the box (userns keep-id).
+nlohmann::json CreateBody(const SessionPlan& plan, bool podman, bool rootless);
+
+// The image on the engine: there already, built from `build_context` (a
+// folder with a Dockerfile) when one is given, else pulled; an error saying
+// what to do. A build shows its progress on stderr.
+Result<void> EnsureImage(Engine& engine, const std::string& image,
+                         const std::string& build_context = "");
 
 // The exit status from Docker's wait body ({"StatusCode": N}).
 Result<int> ReadWaitBody(RawConnection& connection);

@@ -1,5 +1,6 @@
 #include "launcher/engine_http.h"
 
+#include <errno.h>
 #include <poll.h>
 #include <sys/socket.h>
 
@@ -33,8 +34,18 @@ struct SlistDeleter {
 };
 using Slist = std::unique_ptr<curl_slist, SlistDeleter>;
 
-Error CurlError(const Endpoint& endpoint, CURLcode code) {
-  return Error(std::string(curl_easy_strerror(code)) + " at " + endpoint.url);
+// The error, with an errno that tells "connected, but no answer in time"
+// (ETIMEDOUT: an engine still starting) from "nobody listens" (ECONNREFUSED).
+Error CurlError(const Endpoint& endpoint, CURL* curl, CURLcode code) {
+  int errno_value = 0;
+  if (code == CURLE_OPERATION_TIMEDOUT) {
+    curl_off_t connected_us = 0;
+    curl_easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connected_us);
+    errno_value = connected_us > 0 ? ETIMEDOUT : EHOSTUNREACH;
+  } else if (code == CURLE_COULDNT_CONNECT) {
+    errno_value = ECONNREFUSED;
+  }
+  return Error(std::string(curl_easy_strerror(code)) + " at " + endpoint.url, errno_value);
 }
 
 }  // namespace
@@ -107,29 +118,65 @@ Result<HttpResponse> HttpRequest(const Endpoint& endpoint, const std::string& me
       curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
     }
   }
-  if (CURLcode code = curl_easy_perform(c); code != CURLE_OK) return CurlError(endpoint, code);
+  if (CURLcode code = curl_easy_perform(c); code != CURLE_OK) return CurlError(endpoint, c, code);
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
   return response;
 }
 
-Result<HttpResponse> HttpUploadFile(const Endpoint& endpoint, const std::string& path,
-                                    const std::string& file, const std::string& content_type) {
-  FILE* in = std::fopen(file.c_str(), "rb");
-  if (!in) return Error::FromErrno("cannot read " + file);
-  std::unique_ptr<FILE, int (*)(FILE*)> closer(in, std::fclose);
+namespace {
+
+// The request body, read from a file descriptor as curl asks for it.
+size_t ReadBody(char* buffer, size_t size, size_t count, void* fd) {
+  for (;;) {
+    ssize_t n = ::read(*static_cast<int*>(fd), buffer, size * count);
+    if (n >= 0) return static_cast<size_t>(n);
+    if (errno != EINTR) return CURL_READFUNC_ABORT;
+  }
+}
+
+struct LineSink {
+  HttpResponse* response;
+  const std::function<void(std::string_view)>* on_line;
+  std::size_t done = 0;  // bytes of the body already handed over
+};
+
+size_t AppendLines(char* data, size_t size, size_t count, void* out) {
+  auto* sink = static_cast<LineSink*>(out);
+  std::string& body = sink->response->body;
+  body.append(data, size * count);
+  for (std::size_t end; (end = body.find('\n', sink->done)) != std::string::npos;) {
+    (*sink->on_line)(std::string_view(body).substr(sink->done, end - sink->done));
+    sink->done = end + 1;
+  }
+  return size * count;
+}
+
+}  // namespace
+
+Result<HttpResponse> HttpStreamLines(const Endpoint& endpoint, const std::string& path,
+                                     int body_fd, const std::string& content_type,
+                                     const std::function<void(std::string_view)>& on_line) {
   CurlHandle curl = NewHandle(endpoint, 2000);
+  if (!curl) return Error("cannot start libcurl");
   CURL* c = curl.get();
   HttpResponse response;
+  LineSink sink{&response, &on_line};
   std::string url = endpoint.base + path;
   Slist headers(curl_slist_append(nullptr, ("Content-Type: " + content_type).c_str()));
+  // No "Expect: 100-continue" pause: the engines read the body at once.
+  headers.reset(curl_slist_append(headers.release(), "Expect:"));
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
   curl_easy_setopt(c, CURLOPT_POST, 1L);
-  curl_easy_setopt(c, CURLOPT_READDATA, in);
+  curl_easy_setopt(c, CURLOPT_READFUNCTION, ReadBody);
+  curl_easy_setopt(c, CURLOPT_READDATA, &body_fd);
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, AppendBody);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &response.body);
-  if (CURLcode code = curl_easy_perform(c); code != CURLE_OK) return CurlError(endpoint, code);
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, AppendLines);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+  if (CURLcode code = curl_easy_perform(c); code != CURLE_OK) return CurlError(endpoint, c, code);
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
+  if (sink.done < response.body.size()) {
+    on_line(std::string_view(response.body).substr(sink.done));
+  }
   return response;
 }
 
@@ -141,7 +188,7 @@ Result<RawConnection> RawConnection::Open(const Endpoint& endpoint, const std::s
   std::string url = endpoint.base + path;
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
   curl_easy_setopt(c, CURLOPT_CONNECT_ONLY, 1L);
-  if (CURLcode code = curl_easy_perform(c); code != CURLE_OK) return CurlError(endpoint, code);
+  if (CURLcode code = curl_easy_perform(c); code != CURLE_OK) return CurlError(endpoint, c, code);
   curl_socket_t fd = CURL_SOCKET_BAD;
   curl_easy_getinfo(c, CURLINFO_ACTIVESOCKET, &fd);
   conn.fd_ = static_cast<int>(fd);

@@ -4,9 +4,11 @@
 
 #include <curl/curl.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "base/base.h"
 
@@ -45,9 +47,12 @@ Result<HttpResponse> HttpRequest(const Endpoint& endpoint, const std::string& me
                                  long timeout_ms = 0,
                                  const std::string& content_type = "application/json");
 
-// A request whose body is a file (an image tarball).
-Result<HttpResponse> HttpUploadFile(const Endpoint& endpoint, const std::string& path,
-                                    const std::string& file, const std::string& content_type);
+// A POST whose body is read from `body_fd` until EOF (sent chunked), and
+// whose answer is handed to `on_line` a line at a time as it arrives (the
+// JSON lines of a build). The whole body is kept in the response too.
+Result<HttpResponse> HttpStreamLines(const Endpoint& endpoint, const std::string& path,
+                                     int body_fd, const std::string& content_type,
+                                     const std::function<void(std::string_view)>& on_line);
 
 // A hijacked connection: the request is written raw, the response headers
 // read, and the socket then carries the stream both ways (attach), or the

@@ -38,6 +38,15 @@ Result<void> Expect(const Result<HttpResponse>& response, const std::string& wha
   return Ok();
 }
 
+// 409 while another caller (the reaper, `corral stop`) removes the same box:
+// Docker says "removal of container X is already in progress".
+bool RemovalInProgress(const HttpResponse& response) {
+  if (response.status != 409) return false;
+  std::string message = EngineMessage(response);
+  return message.find("already in progress") != std::string::npos ||
+         message.find("being removed") != std::string::npos;
+}
+
 }  // namespace
 
 Result<HttpResponse> Engine::Call(const std::string& method, const std::string& path,
@@ -79,25 +88,39 @@ Result<void> Engine::Pull(const std::string& image) {
   return Ok();
 }
 
-Result<void> Engine::ImportRootfs(const std::string& tar_path, const std::string& reference) {
-  std::string path;
-  if (podman_) {
-    path = std::string(kLibpod) + "/images/import?reference=" + Escape(reference);
-  } else {
-    auto colon = reference.rfind(':');
-    std::string repo = colon == std::string::npos ? reference : reference.substr(0, colon);
-    std::string tag = colon == std::string::npos ? "latest" : reference.substr(colon + 1);
-    path = api_ + "/images/create?fromSrc=-&repo=" + Escape(repo) + "&tag=" + Escape(tag);
-  }
-  return Expect(HttpUploadFile(endpoint_, path, tar_path, "application/x-tar"),
-                "import " + tar_path);
+Result<void> Engine::Build(int context_tar, const std::string& tag,
+                           const std::function<void(const nlohmann::json&)>& on_message) {
+  std::string error;
+  auto response = HttpStreamLines(
+      endpoint_, api_ + "/build?t=" + Escape(tag) + "&rm=1&forcerm=1&dockerfile=Dockerfile",
+      context_tar, "application/x-tar", [&](std::string_view line) {
+        auto message = nlohmann::json::parse(line, nullptr, false);
+        if (!message.is_object()) return;
+        if (message.contains("error") && error.empty()) {
+          error = message["error"].is_string() ? message["error"].get<std::string>()
+                                               : message["error"].dump();
+        }
+        on_message(message);
+      });
+  if (auto ok = Expect(response, "build " + tag); !ok) return ok;
+  while (!error.empty() && (error.back() == '\n' || error.back() == ' ')) error.pop_back();
+  if (!error.empty()) return Error("build " + tag + ": " + error);
+  return Ok();
+}
+
+nlohmann::json CreateBody(const SessionPlan& plan, bool podman, bool rootless) {
+  if (!podman) return docker::Render(plan);
+  if (!rootless || !plan.userns.empty()) return libpod::Render(plan);
+  SessionPlan keep_id = plan;
+  keep_id.userns = "keep-id";  // the user's uid is the same inside: files stay theirs
+  return libpod::Render(keep_id);
 }
 
 Result<std::string> Engine::Create(const SessionPlan& plan) {
-  auto response = podman_ ? Call("POST", std::string(kLibpod) + "/containers/create",
-                                 libpod::Render(plan).dump())
+  std::string body = CreateBody(plan, podman_, rootless_).dump();
+  auto response = podman_ ? Call("POST", std::string(kLibpod) + "/containers/create", body)
                           : Call("POST", "/containers/create?name=" + Escape(plan.container_name),
-                                 docker::Render(plan).dump());
+                                 body);
   if (auto ok = Expect(response, "create the box"); !ok) return ok.error();
   auto json = nlohmann::json::parse(response->body, nullptr, false);
   if (!json.is_object() || !json.contains("Id")) return Error("create the box: no Id in answer");
@@ -148,7 +171,7 @@ Result<void> Engine::Kill(const std::string& id, const std::string& signal) {
 
 Result<void> Engine::Remove(const std::string& id) {
   auto response = Call("DELETE", "/containers/" + id + "?force=true&v=false", "", 30000);
-  if (response && response->status == 404) return Ok();
+  if (response && (response->status == 404 || RemovalInProgress(*response))) return Ok();
   return Expect(response, "remove the box");
 }
 

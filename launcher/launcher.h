@@ -140,6 +140,7 @@ struct RunOptions {
   std::string engine;     // --engine URL, else policy/environment discovery
   bool print_only = false;
   bool headless = false;
+  std::string build_context;  // --build DIR: builds the image from it when missing
 };
 
 // Runs one session: plan, engine, image, create, start, attach, wait,

@@ -32,26 +32,28 @@ class Cleanup {
     engine_ = engine;
     container_ = std::move(id);
   }
-  void Reap(Reaper* reaper) { reaper_ = reaper; }
+  // Owned here: it must not close its pipe (= "corral died") before Done().
+  void Reap(Reaper reaper) { reaper_.emplace(std::move(reaper)); }
 
  private:
   const SessionPlan& plan_;
   Engine* engine_ = nullptr;
   std::string container_;
-  Reaper* reaper_ = nullptr;
+  std::optional<Reaper> reaper_;
 };
 
-Result<RunOutcome> RunPlan(Engine& engine, const SessionPlan& plan) {
+Result<RunOutcome> RunPlan(Engine& engine, const SessionPlan& plan,
+                           const std::string& build_context) {
   Cleanup cleanup(plan);
   if (auto ok = PrepareSessionDir(plan); !ok) return ok.error();
   auto watchdog = ListenWatchdog(plan.session_dir);
   if (!watchdog) return watchdog.error();
-  if (auto ok = EnsureImage(engine, plan.image); !ok) return ok.error();
+  if (auto ok = EnsureImage(engine, plan.image, build_context); !ok) return ok.error();
   auto signals = SignalPipe::Install();
   if (!signals) return signals.error();
   auto reaper = Reaper::Start(engine.endpoint(), plan.container_name, plan.session_dir);
   if (!reaper) return reaper.error();
-  cleanup.Reap(&*reaper);
+  cleanup.Reap(std::move(*reaper));
 
   auto id = engine.Create(plan);
   if (!id) return id.error();
@@ -113,9 +115,10 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
               << rendering.dump(2) << "\n";
     return RunOutcome{0};
   }
+  choice->EmbedFor(plan->session_dir);  // none answers: a private podman, when installed
   auto engine = Engine::Connect(*choice);
   if (!engine) return engine.error();
-  return RunPlan(*engine, *plan);
+  return RunPlan(*engine, *plan, options.build_context);
 }
 
 }  // namespace corral::launcher
