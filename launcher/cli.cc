@@ -4,8 +4,8 @@
 
 namespace corral::cli {
 
-Result<policy::Policy> LoadPolicy(const Globals& globals,
-                                  std::vector<policy::LoadOptions::Override> extra) {
+Result<policy::LoadOptions> PolicySource(const Globals& globals,
+                                         std::vector<policy::LoadOptions::Override> extra) {
   policy::LoadOptions options;
   options.config_path = globals.config_path;
   for (const std::string& set : globals.sets) {
@@ -16,7 +16,14 @@ Result<policy::Policy> LoadPolicy(const Globals& globals,
     options.overrides.push_back({set.substr(0, eq), set.substr(eq + 1), "--set"});
   }
   for (auto& o : extra) options.overrides.push_back(std::move(o));
-  return policy::Load(options);
+  return options;
+}
+
+Result<policy::Policy> LoadPolicy(const Globals& globals,
+                                  std::vector<policy::LoadOptions::Override> extra) {
+  auto options = PolicySource(globals, std::move(extra));
+  if (!options) return options.error();
+  return policy::Load(*options);
 }
 
 int Fail(const Error& error, int exit_code) {

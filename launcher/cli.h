@@ -34,6 +34,11 @@ struct Command {
 };
 const std::vector<Command>& Commands();
 
+// Where the policy comes from (--config, --set and extra overrides), for
+// whoever reloads it later (the oracle).
+Result<policy::LoadOptions> PolicySource(const Globals& globals,
+                                         std::vector<policy::LoadOptions::Override> extra = {});
+
 // Loads the policy from --config/--set/environment, with extra overrides
 // from a command's own flags (highest precedence).
 Result<policy::Policy> LoadPolicy(const Globals& globals,

@@ -16,8 +16,15 @@ struct RunCliOptions {
 int RunRun(const RunCliOptions& options, const Globals& globals) {
   auto policy = LoadPolicy(globals);
   if (!policy) return Fail(policy.error(), kExitUsage);
-  auto outcome = launcher::Run(*policy, options.command, options.image, options.run);
+  launcher::RunOptions run = options.run;
+  auto source = PolicySource(globals);
+  if (!source) return Fail(source.error(), kExitUsage);
+  run.policy_source = *source;
+  auto outcome = launcher::Run(*policy, options.command, options.image, run);
   if (!outcome) return Fail(outcome.error(), launcher::kExitBoxFailed);
+  if (outcome->blocked_while_away > 0) {
+    std::cerr << launcher::BlockedLine(outcome->blocked_while_away) << "\n";
+  }
   return outcome->exit_code;
 }
 

@@ -26,8 +26,10 @@ std::string DescribePlan(const SessionPlan& plan) {
       << "command:";
   for (const auto& word : plan.command) out << " " << word;
   out << "\nnetwork: " << plan.network_mode
-      << " (no network until the egress proxy lands; allowlist kept for it: "
-      << plan.allowed_domains.size() << " entries)\n"
+      << " in the box; out only through the session's proxy (127.0.0.1:3128 inside) to:";
+  for (const auto& domain : plan.allowed_domains) out << " " << domain;
+  out << "\nshell commands: checked by the host before they run ($SHELL and the shell "
+         "names in PATH are the shim)\n"
       << "hardening: all capabilities dropped, no-new-privileges, seccomp ("
       << plan.seccomp.value("syscalls", nlohmann::json::array()).size()
       << " rules), read-only root filesystem, no devices\n"
@@ -51,7 +53,8 @@ std::string DescribePlan(const SessionPlan& plan) {
 std::string Summary(const SessionPlan& plan, const std::string& engine_name) {
   return "corral: " + plan.command[3] + " in a box (" + engine_name + ", image " + plan.image +
          "), writing only to " + plan.project_dir + " and temp folders\n"
-         "  no network, no capabilities, seccomp, read-only root; secrets in the project "
+         "  network only through the proxy (" + std::to_string(plan.allowed_domains.size()) +
+         " allowed hosts), no capabilities, seccomp, read-only root; secrets in the project "
          "masked; session " + plan.session_id + "\n";
 }
 

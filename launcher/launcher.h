@@ -78,6 +78,15 @@ struct SessionPlan {
 inline constexpr const char* kSessionMountPoint = "/run/corral";
 inline constexpr const char* kShimInBox = "/run/corral/bin/corral-shim";
 inline constexpr const char* kWatchdogInBox = "/run/corral/watchdog.sock";
+// The host's sockets and the current deny list, in the session folder (the
+// shim's defaults: images/shim reads the same names).
+inline constexpr const char* kOracleSocket = "oracle.sock";
+inline constexpr const char* kProxySocket = "proxy.sock";
+inline constexpr const char* kDenyListFile = "deny-list";
+// Where programs in the box find the proxy: the shim's bridge inside the box.
+inline constexpr const char* kProxyUrlInBox = "http://127.0.0.1:3128";
+// The names the shim answers to in the session's bin folder (first in PATH).
+inline constexpr const char* kShellNames[] = {"sh", "bash", "dash", "zsh", "ksh"};
 inline constexpr const char* kLabelSession = "corral.session";
 
 // What the plan is made from. Everything from the host is passed in, so
@@ -141,6 +150,8 @@ struct RunOptions {
   bool print_only = false;
   bool headless = false;
   std::string build_context;  // --build DIR: builds the image from it when missing
+  // Where the policy came from: the oracle reloads it when the file changes.
+  policy::LoadOptions policy_source;
 };
 
 // Runs one session: plan, engine, image, create, start, attach, wait,
@@ -148,9 +159,13 @@ struct RunOptions {
 // set up (the error is in the Result then).
 struct RunOutcome {
   int exit_code = 0;
+  std::uint64_t blocked_while_away = 0;  // commands the oracle refused
 };
 Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> agent_command,
                        const std::string& image, const RunOptions& options);
+
+// "Had 2 commands blocked while you were away: corral inbox", or "" for none.
+std::string BlockedLine(std::uint64_t refused_while_away);
 
 // `corral ps`: one line per running session. `corral stop`: by session id,
 // container name or id prefix.

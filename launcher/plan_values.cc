@@ -65,6 +65,28 @@ std::string RandomSessionId() {
   return out;
 }
 
+std::vector<std::string> ProxyEnvironment() {
+  std::string url = kProxyUrlInBox;
+  std::string local = "localhost,127.0.0.1,::1";
+  return {
+      "HTTP_PROXY=" + url, "HTTPS_PROXY=" + url, "http_proxy=" + url, "https_proxy=" + url,
+      "NO_PROXY=" + local, "no_proxy=" + local,
+      // Node 24+ honours the variables only when asked to.
+      "NODE_USE_ENV_PROXY=1",
+      "npm_config_proxy=" + url, "npm_config_https_proxy=" + url,
+      "YARN_HTTP_PROXY=" + url, "YARN_HTTPS_PROXY=" + url,
+      "PIP_PROXY=" + url,
+      // git over ssh: a CONNECT through the proxy, so only allowed hosts answer.
+      // ssh finds its files by the passwd entry, not $HOME; the box's HOME is
+      // the per-project volume, so name them there (ssh expands ${HOME}).
+      std::string("GIT_SSH_COMMAND=ssh -o StrictHostKeyChecking=accept-new") +
+          " -o 'UserKnownHostsFile=${HOME}/.ssh/known_hosts'" +
+          " -o 'IdentityFile=${HOME}/.ssh/id_ed25519' -o 'IdentityFile=${HOME}/.ssh/id_ecdsa'" +
+          " -o 'IdentityFile=${HOME}/.ssh/id_rsa' -o ProxyCommand='" + kShimInBox +
+          " connect %h %p'",
+  };
+}
+
 std::vector<std::string> BoxEnvironment(const PlanInput& input, const std::string& home_in_box,
                                         const std::string& ca_in_box,
                                         const std::string& session_id) {
@@ -77,6 +99,16 @@ std::vector<std::string> BoxEnvironment(const PlanInput& input, const std::strin
       "CORRAL_SESSION=" + session_id,
       std::string("CORRAL_WATCHDOG=") + kWatchdogInBox,
   };
+  // The shim stands in for the shell: programs that pick $SHELL (and Claude
+  // Code, which reads CLAUDE_CODE_SHELL) get it, and PATH finds it first.
+  std::string bin = std::string(kSessionMountPoint) + "/bin/";
+  env.push_back("SHELL=" + bin + "bash");
+  env.push_back("CLAUDE_CODE_SHELL=" + bin + "bash");
+  std::string run = std::string(kSessionMountPoint) + "/";
+  env.push_back("CORRAL_ORACLE_SOCKET=" + run + kOracleSocket);
+  env.push_back("CORRAL_DENY_LIST_FILE=" + run + kDenyListFile);
+  env.push_back("CORRAL_PROXY_SOCKET=" + run + kProxySocket);
+  for (std::string& line : ProxyEnvironment()) env.push_back(std::move(line));
   const char* term = get("TERM");
   env.push_back(std::string("TERM=") + (term && *term ? term : "xterm-256color"));
   const char* lang = get("LANG");

@@ -29,6 +29,10 @@ std::vector<std::string> BoxEnvironment(const PlanInput& input, const std::strin
                                         const std::string& ca_in_box,
                                         const std::string& session_id);
 
+// The proxy settings every common client reads (curl, git, npm, yarn, pip,
+// node, ssh through `corral-shim connect`), pointing at the shim's bridge.
+std::vector<std::string> ProxyEnvironment();
+
 inline constexpr const char* kCaInBox = "/etc/ssl/certs/ca-certificates.crt";
 inline constexpr const char* kBoxPath =
     "/run/corral/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";

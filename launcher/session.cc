@@ -9,7 +9,9 @@
 
 #include "launcher/engine.h"
 #include "launcher/launcher.h"
+#include "launcher/services.h"
 #include "launcher/session_io.h"
+#include "launcher/unboxed.h"
 
 namespace corral::launcher {
 namespace {
@@ -42,10 +44,8 @@ class Cleanup {
   std::optional<Reaper> reaper_;
 };
 
-Result<RunOutcome> RunPlan(Engine& engine, const SessionPlan& plan,
+Result<RunOutcome> RunPlan(Engine& engine, const SessionPlan& plan, Cleanup& cleanup,
                            const std::string& build_context) {
-  Cleanup cleanup(plan);
-  if (auto ok = PrepareSessionDir(plan); !ok) return ok.error();
   auto watchdog = ListenWatchdog(plan.session_dir);
   if (!watchdog) return watchdog.error();
   if (auto ok = EnsureImage(engine, plan.image, build_context); !ok) return ok.error();
@@ -101,6 +101,14 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
     return Error("corral-shim was not found beside corral: reinstall corral, or set CORRAL_SHIM "
                  "to its path");
   }
+  if (input.agent_command.empty()) {
+    return Error("no agent to run: name one (corral run claude) or a command after --");
+  }
+  BoxDecision box = DecideBox(policy.level, options.headless, input.tty, [&policy] {
+    auto sources = policy::MakePresenceSources(policy.presence);
+    return sources && policy::CheckPresence(*sources).watching;
+  });
+  if (!box.boxed) return RunUnboxed(policy, input, options, box.why);
   auto plan = MakePlan(input);
   if (!plan) return plan.error();
   auto choice = ChooseEndpoints(options.engine, policy.engine, input.getenv);
@@ -118,7 +126,14 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   choice->EmbedFor(plan->session_dir);  // none answers: a private podman, when installed
   auto engine = Engine::Connect(*choice);
   if (!engine) return engine.error();
-  return RunPlan(*engine, *plan, options.build_context);
+  Cleanup cleanup(*plan);
+  if (auto ok = PrepareSessionDir(*plan); !ok) return ok.error();
+  auto services = StartServices(policy, options.policy_source, *plan, /*with_proxy=*/true);
+  if (!services) return services.error();
+  auto outcome = RunPlan(*engine, *plan, cleanup, options.build_context);
+  std::uint64_t blocked = services->Stop();
+  if (outcome) outcome->blocked_while_away = blocked;
+  return outcome;
 }
 
 }  // namespace corral::launcher

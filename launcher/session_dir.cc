@@ -1,5 +1,6 @@
 // The session folder on the host, mounted read-only at /run/corral: the
-// masks, the shim's mount point, the seccomp profile, the watchdog socket.
+// masks, the shim's mount point and shell names, the seccomp profile; the
+// watchdog, oracle and proxy sockets are added by the session.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -37,6 +38,15 @@ Result<void> PrepareSessionDir(const SessionPlan& plan) {
         std::tuple{dir + "/bin/corral-shim", std::string(), 0555},
         std::tuple{plan.seccomp_path, plan.seccomp.dump(2) + "\n", 0444}}) {
     if (auto ok = WriteFile(path, text, static_cast<mode_t>(mode)); !ok) return ok;
+  }
+  // The shell names, first in the box's PATH, all the shim (mounted over
+  // bin/corral-shim). Relative links, so they resolve inside the box too.
+  for (const char* name : kShellNames) {
+    std::string link = dir + "/bin/" + name;
+    ::unlink(link.c_str());
+    if (::symlink("corral-shim", link.c_str()) != 0) {
+      return Error::FromErrno("cannot create " + link);
+    }
   }
   return Ok();
 }

@@ -83,6 +83,10 @@ const std::vector<KeySpec>& Keys() {
        "Minutes without input after which the user counts as away", {}},
       {"presence.heartbeat_file", K::kString, R"("")", "CORRAL_HEARTBEAT_FILE",
        "File whose recent change means somebody is watching (default: <state>/heartbeat)", {}},
+      {"notify.desktop", K::kBool, "true", "CORRAL_NOTIFY_DESKTOP",
+       "A desktop notification (notify-send) when a command is refused while you are away", {}},
+      {"notify.webhook_url", K::kString, R"("")", "CORRAL_WEBHOOK_URL",
+       "http(s) URL that gets a JSON POST for each command refused while you are away", {}},
   };
   return kKeys;
 }

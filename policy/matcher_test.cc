@@ -73,7 +73,7 @@ INSTANTIATE_TEST_SUITE_P(GitPush, Rules, ::testing::Values(
 INSTANTIATE_TEST_SUITE_P(Operators, Rules, ::testing::Values(
     L("echo hi\nkubectl get pods", "kubectl"), L("cat dump.sql |& psql", "psql"),
     L("x=1;aws", "aws"), L("aws&", "aws"), L("! aws s3 ls", "aws"),
-    L("time -p aws s3 ls", "aws"), L("echo a\\\n;aws", "aws"),
+    L("time -p aws s3 ls", "aws"), L("time -- aws s3 ls", "aws"), L("time -p -- aws", "aws"), L("echo a\\\n;aws", "aws"),
     L("ech\\\no a; a\\\nws", "aws"), L("{ aws s3 ls; }", "aws"),
     L("(cd /tmp && (aws s3 ls))", "aws"), L("aws s3 ls > out.txt 2>&1", "aws"),
     L("> out.txt aws s3 ls", "aws"), L("2>/dev/null aws", "aws"), L("&>log aws", "aws"),

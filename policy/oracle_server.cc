@@ -165,11 +165,13 @@ class OracleServer : public Oracle {
     }
     if (refused && asked && !watching) {
       ++refused_while_away_;
+      InboxItem item{time, options_.session, options_.project, options_.agent, command,
+                     answer.match.entry};
       if (!options_.inbox_dir.empty()) {
-        auto added = InboxAdd(options_.inbox_dir, {time, options_.session, options_.project,
-                                                   options_.agent, command, answer.match.entry});
+        auto added = InboxAdd(options_.inbox_dir, item);
         if (!added) log::warn("cannot add to the inbox: {}", added.error().message);
       }
+      if (options_.on_refused_while_away) options_.on_refused_while_away(item);
     }
   }
 

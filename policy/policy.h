@@ -78,6 +78,12 @@ struct LimitsPolicy {
   std::string cpus;           // "" for none
 };
 
+// How the user hears of a refusal while away, besides `corral inbox`.
+struct NotifyPolicy {
+  bool desktop = true;      // notify-send, where a desktop session can show it
+  std::string webhook_url;  // "" = none; a JSON POST per refusal, retried
+};
+
 struct PresencePolicy {
   std::vector<std::string> sources;  // "tty", "logind", "heartbeat"
   int idle_minutes = 10;
@@ -98,6 +104,7 @@ struct Policy {
   std::string engine;
   std::vector<std::string> pass;  // variable names
   PresencePolicy presence;
+  NotifyPolicy notify;
 
   std::string config_path;                  // the file read, "" when none
   std::map<std::string, Setting> settings;  // every key, with its origin
@@ -256,6 +263,9 @@ struct OracleOptions {
   std::string session, project, agent;
   // Somebody is watching; asked only when a command would be refused.
   std::function<bool()> watching;
+  // Told of each refusal while away, after the inbox has it (notifications).
+  // Called on a worker thread: it must return at once.
+  std::function<void(const InboxItem&)> on_refused_while_away;
   int workers = 4;
 };
 

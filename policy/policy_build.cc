@@ -67,6 +67,13 @@ Result<Policy> BuildPolicy(std::map<std::string, Setting> settings) {
   p.presence.sources = r.List("presence.sources");
   p.presence.idle_minutes = r.Int("presence.idle_minutes");
   p.presence.heartbeat_file = r.String("presence.heartbeat_file");
+  p.notify.desktop = r.Bool("notify.desktop");
+  p.notify.webhook_url = r.String("notify.webhook_url");
+  if (!p.notify.webhook_url.empty() && p.notify.webhook_url.rfind("http://", 0) != 0 &&
+      p.notify.webhook_url.rfind("https://", 0) != 0) {
+    return Error("notify.webhook_url (" + settings.at("notify.webhook_url").where + "): " +
+                 p.notify.webhook_url + " is not an http:// or https:// URL");
+  }
 
   for (const std::string& source : p.presence.sources) {
     if (source != "tty" && source != "logind" && source != "heartbeat") {

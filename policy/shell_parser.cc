@@ -182,7 +182,12 @@ void Parser::ParsePipeline() {
     } else if (keyword == Keyword::kTime) {
       pos_ = end;
       SkipBlanks();
-      if (Peek() == '-' && PeekAt(1) == 'p' && (IsMeta(PeekAt(2)) || PeekAt(2) == '\0')) Advance(2);
+      // `time -p`, `time --`, `time -p --`: bash takes each before the command.
+      if (Peek() == '-' && PeekAt(1) == 'p' && (IsMeta(PeekAt(2)) || PeekAt(2) == '\0')) {
+        Advance(2);
+        SkipBlanks();
+      }
+      if (Peek() == '-' && PeekAt(1) == '-' && (IsMeta(PeekAt(2)) || PeekAt(2) == '\0')) Advance(2);
     } else {
       break;
     }

@@ -1,6 +1,7 @@
 // PID 1 of the box: run the agent in its own process group (the terminal's
-// foreground group), reap every child, forward signals, and end the box when
-// the watchdog socket in the session folder closes, i.e. when corral is gone.
+// foreground group), reap every child, forward signals, bridge 127.0.0.1:3128
+// to the proxy's socket, and end the box when the watchdog socket in the
+// session folder closes, i.e. when corral is gone.
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -16,13 +17,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
+#include "images/shim/relay.h"
 #include "images/shim/shim.h"
 
 namespace corral::shim {
 namespace {
 
 constexpr int kGraceMs = 2000;  // SIGTERM, then SIGKILL this much later
+constexpr int kBridgePort = 3128;
 
 long NowMs() {
   timespec ts{};
@@ -110,6 +114,18 @@ int Init(int argc, char** argv) {
                  std::strerror(errno));
     return 125;
   }
+  // The proxy bridge: bound before the agent starts, so its first request
+  // finds it; served once the agent runs (no threads exist at fork).
+  int bridge = -1;
+  std::string proxy_socket = ProxySocketPath();
+  if (std::getenv("CORRAL_PROXY_SOCKET") != nullptr && access(proxy_socket.c_str(), F_OK) == 0) {
+    bridge = ListenLoopback(kBridgePort);
+    if (bridge < 0) {
+      std::fprintf(stderr, "corral-shim: cannot listen on 127.0.0.1:%d for the proxy (%s); "
+                   "not starting\n", kBridgePort, std::strerror(errno));
+      return 125;
+    }
+  }
   int signals = signalfd(-1, &all, SFD_CLOEXEC);
   AwaitTerminalSize(signals);
   pid_t child = fork();
@@ -118,6 +134,7 @@ int Init(int argc, char** argv) {
     return 125;
   }
   if (child == 0) ExecChild(argv, original);
+  if (bridge >= 0) StartBridge(bridge, proxy_socket);
 
   long kill_at = -1;  // when ending: the moment SIGKILL follows SIGTERM
   for (;;) {

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "images/shim/relay.h"
 #include "images/shim/shell.h"
 #include "images/shim/shim.h"
 
@@ -11,8 +12,12 @@ int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "init") == 0) {
     return corral::shim::Init(argc - 2, argv + 2);
   }
+  if (argc >= 2 && std::strcmp(argv[1], "connect") == 0) {
+    return corral::shim::Connect(argc - 2, argv + 2);
+  }
   std::fprintf(stderr,
                "corral-shim: a mode is needed: corral-shim init -- COMMAND [ARGS...]\n"
+               "  or: corral-shim connect HOST PORT (ssh ProxyCommand through the proxy)\n"
                "  (corral runs this inside every box; you do not need to run it yourself)\n");
   return 2;
 }

@@ -1,0 +1,188 @@
+// The oracle's cost, in one run (bench/oracle):
+//   round trip   one client, one request per connection, as the shim asks:
+//                p50 and p99 over 20,000 requests (target p99 < 200 µs);
+//   throughput   8 concurrent clients, 100,000 decisions, each answer checked
+//                against the expected one (target: no errors);
+//   shim         `bash -c true` through the shim (as `bash`, asking this
+//                oracle) against bare `bash -c true`, interleaved, medians
+//                (target: overhead < 10%).
+// Usage: oracle_bench SHIM [RUNS]
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "policy/policy.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Query {
+  std::string command;
+  bool allowed;
+};
+
+const std::vector<Query>& Queries() {
+  static const std::vector<Query> queries = {
+      {"true", true},
+      {"npm test -- --watch=false", true},
+      {"git status && git diff --stat", true},
+      {"aws s3 ls s3://bucket", false},
+      {"make -j4 build 2>&1 | tee build.log", true},
+      {"git push --force origin main", false},
+      {"FOO=1 env kubectl get pods", false},
+      {"for f in *.c; do gcc -c \"$f\"; done", true},
+  };
+  return queries;
+}
+
+// One request on a fresh connection, as the shim sends it; the decision.
+int Ask(const std::string& socket_path, const std::string& command) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, socket_path.c_str(), sizeof addr.sun_path - 1);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  std::string request = nlohmann::json{{"v", 1}, {"shell", "bash"}, {"command", command},
+                                       {"cwd", "/work"}}.dump() + "\n";
+  if (::write(fd, request.data(), request.size()) != static_cast<ssize_t>(request.size())) {
+    ::close(fd);
+    return -1;
+  }
+  std::string reply;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;) {
+    reply.append(buffer, static_cast<std::size_t>(n));
+    if (reply.find('\n') != std::string::npos) break;
+  }
+  ::close(fd);
+  if (reply.find("\"allow\"") != std::string::npos) return 1;
+  if (reply.find("\"deny\"") != std::string::npos) return 0;
+  return -1;
+}
+
+double Percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  return v[static_cast<std::size_t>(p * (v.size() - 1))];
+}
+
+double RunOnce(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  std::vector<char*> args, envp;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  auto start = Clock::now();
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execve(args[0], args.data(), envp.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  double us = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::fprintf(stderr, "oracle_bench: %s failed (status %d)\n", argv[0].c_str(), status);
+    std::exit(1);
+  }
+  return us;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: oracle_bench SHIM [RUNS]\n");
+    return 2;
+  }
+  std::string shim = std::filesystem::absolute(argv[1]).string();
+  int runs = argc > 2 ? std::atoi(argv[2]) : 400;
+  char pattern[] = "/tmp/corral-oracle-bench-XXXXXX";
+  std::string dir = ::mkdtemp(pattern);
+  std::ofstream(dir + "/config.yaml") << "presence:\n  sources: []\n";  // nobody watching
+
+  corral::policy::OracleOptions options;
+  options.socket_path = dir + "/oracle.sock";
+  options.policy_source.config_path = dir + "/config.yaml";
+  options.deny_list_copy = dir + "/deny-list";
+  options.watching = [] { return false; };
+  auto oracle = corral::policy::Oracle::Start(options);
+  if (!oracle) {
+    std::fprintf(stderr, "oracle_bench: %s\n", oracle.error().message.c_str());
+    return 1;
+  }
+
+  // Round trip.
+  std::vector<double> rtt;
+  for (int i = 0; i < 20000; ++i) {
+    const Query& q = Queries()[i % Queries().size()];
+    auto start = Clock::now();
+    int got = Ask(options.socket_path, q.command);
+    rtt.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+    if (got != (q.allowed ? 1 : 0)) {
+      std::fprintf(stderr, "oracle_bench: wrong answer for %s\n", q.command.c_str());
+      return 1;
+    }
+  }
+
+  // Throughput, 8 clients.
+  constexpr int kClients = 8, kTotal = 100000;
+  std::atomic<int> errors{0};
+  auto start = Clock::now();
+  std::vector<std::thread> clients;
+  for (int c = 0; c < kClients; ++c) {
+    clients.emplace_back([&, c] {
+      for (int i = c; i < kTotal; i += kClients) {
+        const Query& q = Queries()[i % Queries().size()];
+        if (Ask(options.socket_path, q.command) != (q.allowed ? 1 : 0)) ++errors;
+      }
+    });
+  }
+  for (auto& t : clients) t.join();
+  double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+
+  // The shim in front of bash, against bare bash.
+  std::filesystem::create_directories(dir + "/bin");
+  std::filesystem::create_symlink(shim, dir + "/bin/bash");
+  std::vector<std::string> env = {"PATH=/usr/bin:/bin", "CORRAL_ORACLE_SOCKET=" + options.socket_path,
+                                  "CORRAL_DENY_LIST_FILE=" + options.deny_list_copy};
+  std::vector<double> bare, shimmed;
+  for (int i = 0; i < 20; ++i) RunOnce({"/bin/bash", "-c", "true"}, env);  // warm up
+  for (int i = 0; i < runs; ++i) {
+    bare.push_back(RunOnce({"/bin/bash", "-c", "true"}, env));
+    shimmed.push_back(RunOnce({dir + "/bin/bash", "-c", "true"}, env));
+  }
+  (*oracle)->Stop();
+  std::filesystem::remove_all(dir);
+
+  double bare_median = Percentile(bare, 0.5), shim_median = Percentile(shimmed, 0.5);
+  std::printf("oracle round trip (1 client, 20000 requests, connect+ask+answer)\n");
+  std::printf("  p50 %.1f us   p99 %.1f us   (target p99 < 200 us)\n", Percentile(rtt, 0.5),
+              Percentile(rtt, 0.99));
+  std::printf("oracle throughput (%d clients, %d decisions)\n", kClients, kTotal);
+  std::printf("  %.0f decisions/s   errors %d   (target: no errors)\n", kTotal / seconds,
+              errors.load());
+  std::printf("bash -c true, %d runs each, interleaved, medians\n", runs);
+  std::printf("  bare %.0f us   through the shim %.0f us   ratio %.3f   overhead %+.1f%%"
+              "   (target < 10%%)\n",
+              bare_median, shim_median, shim_median / bare_median,
+              (shim_median / bare_median - 1) * 100);
+  return errors.load() == 0 ? 0 : 1;
+}

@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+"""End-to-end sessions on a real engine: the shim, the oracle, the proxy
+bridge, `corral-shim connect`, presence, the inbox, and an unboxed session.
+
+Usage: session_e2e.py docker|podman CORRAL SHIM
+
+A scripted agent (agent.sh) runs commands through `bash -c` inside a box made
+from corral-tools:latest (this host's bash, git, ssh, curl: tests/engines/
+tools_image). On the host the test serves an HTTP origin and an ssh git
+server on loopback; a hosts file maps origin.test, git.test and other.test to
+127.0.0.1, and only origin.test (and the project's git host) are allowed.
+"""
+import json
+import os
+import pathlib
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import http.server
+import functools
+
+ENGINE, CORRAL, SHIM = sys.argv[1], sys.argv[2], sys.argv[3]
+HERE = pathlib.Path(__file__).resolve().parent
+TOP = HERE.parent.parent
+RESULTS = {"pass": 0, "fail": 0}
+
+
+def check(ok, what, detail=""):
+    RESULTS["pass" if ok else "fail"] += 1
+    print(("PASS " if ok else "FAIL ") + f"{ENGINE}: {what}" + ("" if ok else f"  [{detail}]"),
+          flush=True)
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_engine():
+    r = run([str(TOP / "tests/engines/start"), ENGINE])
+    if r.returncode != 0:
+        print(r.stdout + r.stderr)
+        if os.environ.get("CORRAL_REQUIRE_ENGINES") == "1":
+            print(f"FAIL {ENGINE} could not start (CORRAL_REQUIRE_ENGINES=1)")
+            sys.exit(1)
+        print(f"SKIP {ENGINE} could not start")
+        sys.exit(0)
+    r = run([str(TOP / "tests/engines/tools_image"), ENGINE])
+    if r.returncode != 0:
+        print(r.stdout + r.stderr)
+        print(f"FAIL {ENGINE}: the tools image could not be imported")
+        sys.exit(1)
+
+
+class Origin:
+    """A local HTTP origin serving one file."""
+
+    def __init__(self, root):
+        (root / "hello.txt").write_text("hello from the origin\n")
+        handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+        handler.log_message = lambda *a: None
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+def start_sshd(work, user):
+    """sshd on 127.0.0.1, key login only, serving git from work/srv."""
+    port = free_port()
+    run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(work / "host-key")])
+    run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(work / "client-key")])
+    shutil.copy(work / "client-key.pub", work / "authorized_keys")
+    os.chmod(work / "authorized_keys", 0o600)
+    config = work / "sshd_config"
+    config.write_text(
+        f"Port {port}\nListenAddress 127.0.0.1\nHostKey {work}/host-key\n"
+        f"AuthorizedKeysFile {work}/authorized_keys\nPasswordAuthentication no\n"
+        "KbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\n"
+        "StrictModes no\nUsePAM no\nPidFile none\n")
+    os.makedirs("/run/sshd", exist_ok=True)
+    proc = subprocess.Popen(["/usr/sbin/sshd", "-D", "-e", "-f", str(config)],
+                            stdout=subprocess.DEVNULL, stderr=open(work / "sshd.log", "w"))
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc, port
+        except OSError:
+            time.sleep(0.1)
+    raise SystemExit(f"FAIL {ENGINE}: sshd did not start: " + (work / "sshd.log").read_text())
+
+
+def git(*args, cwd=None):
+    r = run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=cwd)
+    if r.returncode != 0:
+        raise SystemExit(f"FAIL {ENGINE}: git {args}: {r.stderr}")
+    return r.stdout
+
+
+def wait_for(path, timeout=120):
+    end = time.time() + timeout
+    while time.time() < end:
+        if path.exists():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def main():
+    start_engine()
+    work = pathlib.Path(tempfile.mkdtemp(prefix=f"corral-e2e-{ENGINE}-"))
+    os.chmod(work, 0o755)
+    user = subprocess.run(["id", "-un"], capture_output=True, text=True).stdout.strip()
+    sshd = None
+    try:
+        origin = Origin(pathlib.Path(tempfile.mkdtemp(dir=work)))
+        sshd, ssh_port = start_sshd(work, user)
+        # The git server's repository, reached as ssh://USER@git.test:PORT/repo.git
+        # (its path is the login user's home-relative path: use an absolute one).
+        srv = work / "srv"
+        seed = work / "seed"
+        git("init", "-q", "-b", "main", str(seed))
+        (seed / "README").write_text("cloned through the proxy\n")
+        git("add", "README", cwd=seed)
+        git("commit", "-q", "-m", "seed", cwd=seed)
+        git("clone", "-q", "--bare", str(seed), str(srv / "repo.git"))
+        # The ssh URL path is the server-side path; make /repo.git resolve there.
+        repo_url_path = str(srv / "repo.git")
+
+        proj = work / "proj"
+        git("clone", "-q", str(srv / "repo.git"), str(proj))
+        git("remote", "set-url", "origin", f"ssh://{user}@git.test:{ssh_port}{repo_url_path}",
+            cwd=proj)
+        out = proj / "out"
+        shutil.copy(HERE / "agent.sh", proj / "agent.sh")
+        (proj / "deploy.sh").write_text("#!/bin/sh\necho deploying\nkubectl apply -f app.yaml\n")
+        shutil.copy(work / "client-key", proj / "client-key")
+        # agent.sh reads the key from $OUT/.. = the project.
+
+        hosts = work / "hosts"
+        hosts.write_text("127.0.0.1 origin.test git.test other.test\n")
+        config_dir = work / "config" / "corral"
+        config_dir.mkdir(parents=True)
+        config = config_dir / "config.yaml"
+        heartbeat = work / "heartbeat"
+
+        def write_config(extra_deny=()):
+            deny = ["aws", "kubectl", "git push --force", "git push -f", *extra_deny]
+            text = {
+                "level": "always",
+                "image": "corral-tools:latest",
+                "deny_unattended": deny,
+                "presence": {"sources": ["heartbeat"], "heartbeat_file": str(heartbeat)},
+                "network": {"allowed_domains": [f"origin.test:{origin.port}"],
+                            "allow_addresses": ["127.0.0.1"], "hosts_file": str(hosts)},
+            }
+            tmp = config.with_suffix(".tmp")
+            tmp.write_text(json.dumps(text, indent=1))
+            os.replace(tmp, config)
+
+        write_config()
+        env = dict(os.environ)
+        env.update({
+            "HOME": str(work / "home"), "XDG_CONFIG_HOME": str(work / "config"),
+            "XDG_STATE_HOME": str(work / "state"), "XDG_RUNTIME_DIR": str(work / "run"),
+            "CORRAL_ENGINE": f"unix:///run/corral-test/{ENGINE}.sock", "CORRAL_SHIM": SHIM,
+        })
+        for name in ("CORRAL_CONFIG", "CORRAL_LEVEL", "CORRAL_IMAGE", "DOCKER_HOST"):
+            env.pop(name, None)
+        (work / "home").mkdir()
+        (work / "run").mkdir(mode=0o700)
+
+        # 1. Nobody watching: one session, the scripted agent.
+        agent = subprocess.Popen(
+            [CORRAL, "run", "--headless", "--", "/bin/sh", str(proj / "agent.sh"), str(out),
+             str(origin.port), user, str(ssh_port), repo_url_path],
+            cwd=proj, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True)
+        if wait_for(out / "ready-for-edit"):
+            write_config(extra_deny=["frobnicate"])
+            (out / "edited").touch()
+        if wait_for(out / "ready-for-unreachable"):
+            session = (out / "session").read_text().strip()
+            sock = work / "run" / "corral" / "sessions" / session / "oracle.sock"
+            check(sock.exists(), "the oracle's socket is in the session folder", str(sock))
+            os.rename(sock, str(sock) + ".away")  # the shim can no longer reach the host
+            (out / "unreachable").touch()
+        try:
+            stdout, stderr = agent.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            agent.kill()
+            stdout, stderr = agent.communicate()
+        print("  corral stderr: " + stderr.replace("\n", "\n  "))
+
+        def step(name):
+            code = (out / f"{name}.code").read_text().strip() if (out / f"{name}.code").exists() else "missing"
+            err = (out / f"{name}.err").read_text() if (out / f"{name}.err").exists() else ""
+            so = (out / f"{name}.out").read_text() if (out / f"{name}.out").exists() else ""
+            return code, so, err
+
+        def refused(name, why):
+            code, so, err = step(name)
+            check(code == "1" and "corral blocked this" in err, why, f"exit {code}, stderr {err!r}")
+
+        def not_refused(name, why):
+            code, so, err = step(name)
+            check(code != "missing" and "corral blocked" not in err, why, f"exit {code}, stderr {err!r}")
+            return code, so, err
+
+        check(agent.returncode == 0 and (out / "finished").exists(),
+              "the agent ran to the end after refusals", f"exit {agent.returncode}")
+        envs = (out / "env").read_text() if (out / "env").exists() else ""
+        for line in ("SHELL=/run/corral/bin/bash", "HTTPS_PROXY=http://127.0.0.1:3128",
+                     "CLAUDE_CODE_SHELL=/run/corral/bin/bash", "NODE_USE_ENV_PROXY=1"):
+            check(line in envs.splitlines(), f"the box sets {line}", "env: " + envs[:300])
+        check(any(l.startswith("PATH=/run/corral/bin:") for l in envs.splitlines()),
+              "PATH finds the shim first")
+        refused("aws", "unattended: `aws s3 ls` refused with the message")
+        code, so, err = step("aws")
+        check("Leave it for the user" in err, "the refusal tells the agent what to do", err)
+        refused("push_force", "`git push --force` refused")
+        code, so, err = not_refused("push", "`git push` allowed")
+        check(code == "0", "`git push` over ssh through `corral-shim connect` reached the git host",
+              f"exit {code}: {err}")
+        refused("deploy", "`bash deploy.sh` holding `kubectl apply` refused")
+        refused("piped", "text piped into bash holding `kubectl` refused")
+        code, so, err = step("curl_ok")
+        check(code == "0" and so == "hello from the origin\n",
+              "curl to an allowed origin through the bridge", f"exit {code} {so!r} {err!r}")
+        code, so, err = step("curl_refused")
+        check(so == "403", "curl to a host not allowed gets 403", f"exit {code} {so!r} {err!r}")
+        code, so, err = step("curl_ip")
+        check(so == "403", "curl to an IP literal gets 403", f"exit {code} {so!r} {err!r}")
+        code, so, err = step("clone_ok")
+        check(code == "0" and "cloned through the proxy" in so,
+              "git clone over ssh to the git host works", f"exit {code} {err!r}")
+        code, so, err = step("clone_refused")
+        check(code != "0" and "refused" in err, "git clone over ssh to another host is refused",
+              f"exit {code} {err!r}")
+        not_refused("before_edit", "a command not on the list runs")
+        refused("after_edit", "the list edited mid-session: the next command follows it")
+        code, so, err = step("fallback_listed")
+        check(code == "1" and "could not" in err.lower(),
+              "oracle unreachable: a listed command is refused, saying the host could not be asked",
+              f"exit {code} {err!r}")
+        code, so, err = step("fallback_other")
+        check(code == "0" and so.strip() == "still-running",
+              "oracle unreachable: other commands run", f"exit {code} {so!r} {err!r}")
+        check("Had 5 commands blocked while you were away: corral inbox" in stderr,
+              "the session ends with the blocked-commands line", stderr[-400:])
+        pushed = run(["git", "--git-dir", str(srv / "repo.git"), "branch", "--list"]).stdout
+        check("agent-push" in pushed and "forced" not in pushed,
+              "the git server got the allowed push only", pushed)
+        proxy_logs = list((work / "state" / "corral" / "logs").glob("*-network.jsonl"))
+        decisions = [json.loads(l) for p in proxy_logs for l in p.read_text().splitlines()]
+        check(any(d.get("host") == "other.test" for d in decisions),
+              "the proxy logged the refused host", str(decisions)[:300])
+
+        # 2. The inbox shows the refusals, then is clear.
+        r = run([CORRAL, "inbox", "--json"], env=env)
+        items = json.loads(r.stdout or "[]")
+        commands = " | ".join(i.get("command", "") for i in items)
+        check("aws s3 ls" in commands and "kubectl" in commands and "frobnicate" in commands,
+              "corral inbox lists the refused commands", commands)
+        r = run([CORRAL, "inbox", "--json"], env=env)
+        check(json.loads(r.stdout or "null") == [], "viewing the inbox cleared it", r.stdout)
+
+        # 3. Somebody watching (heartbeat): the listed command runs.
+        r = run([CORRAL, "presence", "ping"], env=env)
+        r = run([CORRAL, "run", "--headless", "--", "bash", "-c", "aws s3 ls; echo ran-$?"],
+                cwd=proj, env=env, stdin=subprocess.DEVNULL, timeout=120)
+        check("ran-127" in r.stdout and "corral blocked" not in r.stderr,
+              "present (heartbeat): `aws` runs (and is not installed)", r.stdout + r.stderr)
+        heartbeat.unlink()
+
+        # 4. Unboxed (level off): the agent runs on the host, the list still applies.
+        r = run([CORRAL, "--set", "level=off", "run", "--", "bash", "-c",
+                 "echo $CORRAL_SESSION; bash -c 'aws s3 ls'; echo after-$?"],
+                cwd=proj, env=env, stdin=subprocess.DEVNULL, timeout=60)
+        check("after-1" in r.stdout and "corral blocked this" in r.stderr and "unboxed" in r.stderr,
+              "unboxed session: the host shim asks the oracle and `aws` is refused",
+              r.stdout + r.stderr)
+    finally:
+        if sshd:
+            sshd.terminate()
+        subprocess.run(["rm", "-rf", str(work)])
+    print(f"{ENGINE}: {RESULTS['pass']} passed, {RESULTS['fail']} failed")
+    sys.exit(1 if RESULTS["fail"] else 0)
+
+
+if __name__ == "__main__":
+    main()
