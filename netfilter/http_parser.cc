@@ -209,6 +209,8 @@ std::optional<HttpError> ParseTarget(RequestHead& head) {
   return std::nullopt;
 }
 
+constexpr std::size_t kMaxMethod = 64;
+
 // Early refusal for what can never become a valid request line, so garbage
 // (a TLS ClientHello, HTTP/2's preface) gets its 400 without a wait.
 std::optional<HttpError> CheckRequestLinePrefix(std::string_view buffer) {
@@ -218,7 +220,7 @@ std::optional<HttpError> CheckRequestLinePrefix(std::string_view buffer) {
   std::size_t i = 0;
   while (i < rest.size() && IsTokenChar(static_cast<unsigned char>(rest[i]))) ++i;
   if (i < rest.size() && rest[i] != ' ') return HttpError{400, "malformed request line"};
-  if (i > 64) return HttpError{400, "method name too long"};
+  if (i > kMaxMethod) return HttpError{400, "method name too long"};
   return std::nullopt;
 }
 
@@ -279,6 +281,8 @@ Parsed<RequestHead> ParseRequest(std::string_view buffer, std::size_t max_head) 
     return fail({400, "HTTP/2 prior knowledge is not supported; speak HTTP/1.1 to the proxy"});
   }
   if (!IsToken(head.method)) return fail({400, "malformed method"});
+  // The same limit as the early check, so a head is judged the same however it is cut.
+  if (head.method.size() > kMaxMethod) return fail({400, "method name too long"});
   if (head.target.empty()) return fail({400, "empty request target"});
   auto minor = ParseVersion(version);
   if (!minor) return fail({400, "unsupported HTTP version (expected HTTP/1.1 or HTTP/1.0)"});
