@@ -73,6 +73,30 @@ class Origin:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
 
+class Webhook:
+    """Collects the JSON bodies POSTed to it (notify.webhook_url)."""
+
+    def __init__(self):
+        self.bodies = []
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length", "0"))
+                body = self.rfile.read(length)
+                if self.headers.get("Content-Type") == "application/json":
+                    outer.bodies.append(json.loads(body))
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
 def start_sshd(work, user):
     """sshd on 127.0.0.1, key login only, serving git from work/srv."""
     port = free_port()
@@ -122,6 +146,7 @@ def main():
     sshd = None
     try:
         origin = Origin(pathlib.Path(tempfile.mkdtemp(dir=work)))
+        webhook = Webhook()
         sshd, ssh_port = start_sshd(work, user)
         # The git server's repository, reached as ssh://USER@git.test:PORT/repo.git
         # (its path is the login user's home-relative path: use an absolute one).
@@ -159,6 +184,7 @@ def main():
                 "image": "corral-tools:latest",
                 "deny_unattended": deny,
                 "presence": {"sources": ["heartbeat"], "heartbeat_file": str(heartbeat)},
+                "notify": {"desktop": False, "webhook_url": webhook.url},
                 "network": {"allowed_domains": [f"origin.test:{origin.port}"],
                             "allow_addresses": ["127.0.0.1"], "hosts_file": str(hosts)},
             }
@@ -263,6 +289,10 @@ def main():
         decisions = [json.loads(l) for p in proxy_logs for l in p.read_text().splitlines()]
         check(any(d.get("host") == "other.test" for d in decisions),
               "the proxy logged the refused host", str(decisions)[:300])
+
+        hooked = [b.get("command", "") for b in webhook.bodies]
+        check(len(hooked) == 5 and "aws s3 ls" in hooked,
+              "the webhook got one JSON POST per refusal while away", str(hooked))
 
         # 2. The inbox shows the refusals, then is clear.
         r = run([CORRAL, "inbox", "--json"], env=env)
