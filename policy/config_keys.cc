@@ -16,14 +16,13 @@ std::string_view OriginName(Origin origin) {
 
 const std::vector<KeySpec>& Keys() {
   using K = KeyType;
+  // The built-in list is written once, in deny_list_default.cc.
+  static const std::string kDenyDefault = nlohmann::json(DefaultDenyList()).dump();
   static const std::vector<KeySpec> kKeys = {
       {"level", K::kEnum, R"("unattended")", "CORRAL_LEVEL",
        "When sessions are boxed: always, unattended (headless or nobody watching), off",
        {"always", "unattended", "off"}},
-      {"deny_unattended", K::kStringList,
-       R"(["aws","gcloud","az","railway","fly","flyctl","kubectl","terraform","pulumi","psql",)"
-       R"("mysql","mongosh","redis-cli","git push --force","git push -f"])",
-       "CORRAL_DENY_UNATTENDED",
+      {"deny_unattended", K::kStringList, kDenyDefault, "CORRAL_DENY_UNATTENDED",
        "Commands refused while nobody is watching, one per entry (env: comma-separated)", {}},
       {"undetermined", K::kEnum, R"("deny")", "CORRAL_UNDETERMINED",
        "A command whose program cannot be known before it runs: deny or allow (while unattended)",
