@@ -1,9 +1,16 @@
 // CONNECT tunnels: answer 200, peek at the client's first flight for a TLS
-// ClientHello whose server name must be the CONNECT host, then move bytes
-// both ways with splice(2) (no copy through user space).
-#include <fcntl.h>
+// ClientHello whose server name must be the CONNECT host, then relay bytes
+// both ways.
+//
+// Bytes are relayed with recv/send through a buffer of up to 1 MiB rather
+// than splice(2) through a pipe: on this 2-core VM, 1 GiB through a tunnel
+// went 909 MB/s against 740 with splice and a 1 MiB pipe (medians of 6
+// interleaved runs), and the receiving end spent ~1.8x the CPU of a direct
+// connection reading what splice passed on, ~1.3x after a copy.
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include "netfilter/server.h"
 #include "netfilter/tls_peek.h"
@@ -11,7 +18,8 @@
 namespace corral::netfilter {
 namespace {
 
-constexpr std::size_t kSpliceChunk = 256 * 1024;
+constexpr std::size_t kFirstRelay = 16 * 1024;   // enough for interactive traffic
+constexpr std::size_t kMaxRelay = 1024 * 1024;   // a bulk transfer's reads grow to this
 constexpr int kRoundsPerEvent = 16;  // then yield so one busy tunnel cannot starve the loop
 
 enum class Io { kOk, kError };
@@ -33,45 +41,54 @@ Io Flush(int fd, std::string& buffer, uint64_t* counter, bool& progress) {
   return Io::kOk;
 }
 
-bool MakePipe(Pipe& pipe) {
-  int fds[2];
-  if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) != 0) return false;
-  pipe.read_end = UniqueFd(fds[0]);
-  pipe.write_end = UniqueFd(fds[1]);
-  fcntl(fds[1], F_SETPIPE_SZ, static_cast<int>(kSpliceChunk));  // best effort
-  return true;
+Io SendPending(int to, Relay& relay, uint64_t& counter, bool& progress) {
+  if (relay.pending == 0) return Io::kOk;
+  ssize_t n = ::send(to, relay.data.get() + relay.start, relay.pending, MSG_NOSIGNAL);
+  if (n > 0) {
+    relay.start += static_cast<std::size_t>(n);
+    relay.pending -= static_cast<std::size_t>(n);
+    counter += static_cast<uint64_t>(n);
+    progress = true;
+    return Io::kOk;
+  }
+  return n < 0 && (errno == EAGAIN || errno == EINTR) ? Io::kOk : Io::kError;
 }
 
-// One direction: drain the pipe into `to`, then refill it from `from`.
-Io Splice(int from, int to, Pipe& pipe, bool& from_eof, uint64_t& counter, bool& progress) {
-  if (pipe.pending > 0) {
-    ssize_t n = splice(pipe.read_end.get(), nullptr, to, nullptr, pipe.pending,
-                       SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-    if (n > 0) {
-      pipe.pending -= static_cast<std::size_t>(n);
-      counter += static_cast<uint64_t>(n);
-      progress = true;
-    } else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-      return Io::kOk;
-    } else {
-      return Io::kError;
-    }
+// One direction: send what is pending; once all is sent, read more and try
+// to send it at once.
+Io Move(int from, int to, Relay& relay, bool& from_eof, uint64_t& counter, bool& progress) {
+  if (SendPending(to, relay, counter, progress) == Io::kError) return Io::kError;
+  if (relay.pending > 0 || from_eof) return Io::kOk;
+  relay.size = std::max(relay.size, kFirstRelay);
+  if (relay.capacity < relay.size) {
+    relay.data.reset(new char[relay.size]);
+    relay.capacity = relay.size;
   }
-  if (pipe.pending > 0 || from_eof) return Io::kOk;
-  if (!pipe.read_end.valid() && !MakePipe(pipe)) return Io::kError;
-  ssize_t n = splice(from, nullptr, pipe.write_end.get(), nullptr, kSpliceChunk,
-                     SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+  ssize_t n = ::recv(from, relay.data.get(), relay.capacity, 0);
   if (n > 0) {
-    pipe.pending += static_cast<std::size_t>(n);
+    relay.start = 0;
+    relay.pending = static_cast<std::size_t>(n);
     progress = true;
-  } else if (n == 0) {
-    from_eof = true;
-    ::shutdown(to, SHUT_WR);
-    progress = true;
-  } else if (errno != EAGAIN && errno != EINTR) {
-    return Io::kError;
+    if (static_cast<std::size_t>(n) == relay.capacity && relay.size < kMaxRelay) {
+      relay.size *= 4;  // a bigger buffer once this one's data is sent
+    }
+    return SendPending(to, relay, counter, progress);
   }
-  return Io::kOk;
+  if (n == 0) {
+    from_eof = progress = true;
+    ::shutdown(to, SHUT_WR);
+    relay.eof_sent = true;
+    return Io::kOk;
+  }
+  return errno == EAGAIN || errno == EINTR ? Io::kOk : Io::kError;
+}
+
+// A direction with nothing pending gives its buffer back; the size it grew
+// to is kept for the next burst.
+void Release(Relay& relay) {
+  if (relay.pending > 0) return;
+  relay.data.reset();
+  relay.capacity = 0;
 }
 
 }  // namespace
@@ -91,7 +108,7 @@ void Loop::PumpTunnel(Conn& conn) {
     bool progress = false;
     if (Flush(client, conn.client_out, nullptr, progress) == Io::kError) return Teardown(conn);
     if (conn.phase == Conn::Phase::kTunnelPeek) {
-      // The first flight from the client is read, not spliced, to see its ClientHello.
+      // The first flight from the client is read into client_in to see its ClientHello.
       char buf[4096];
       while (!conn.client_eof && conn.client_in.size() < shared_->limits.max_client_hello_bytes) {
         ssize_t n = ::read(client, buf, sizeof buf);
@@ -133,16 +150,17 @@ void Loop::PumpTunnel(Conn& conn) {
       }
     }
     if (conn.client_out.empty() &&
-        Splice(upstream, client, conn.to_client, conn.upstream_eof, conn.bytes_down, progress) == Io::kError) {
+        Move(upstream, client, conn.to_client, conn.upstream_eof, conn.bytes_down, progress) == Io::kError) {
       return Teardown(conn);
     }
     if (conn.phase == Conn::Phase::kTunnel) {
       if (Flush(upstream, conn.upstream_out, &conn.bytes_up, progress) == Io::kError) return Teardown(conn);
       if (conn.upstream_out.empty()) {
-        if (conn.client_eof && conn.to_upstream.pending == 0 && !conn.to_upstream.read_end.valid()) {
+        if (conn.client_eof && conn.to_upstream.pending == 0 && !conn.to_upstream.eof_sent) {
           ::shutdown(upstream, SHUT_WR);  // the client's FIN came during the peek
+          conn.to_upstream.eof_sent = true;
         }
-        if (Splice(client, upstream, conn.to_upstream, conn.client_eof, conn.bytes_up, progress) == Io::kError) {
+        if (Move(client, upstream, conn.to_upstream, conn.client_eof, conn.bytes_up, progress) == Io::kError) {
           return Teardown(conn);
         }
       }
@@ -151,7 +169,11 @@ void Loop::PumpTunnel(Conn& conn) {
         conn.client_out.empty() && conn.upstream_out.empty()) {
       return Teardown(conn);
     }
-    if (!progress) break;
+    if (!progress) {
+      Release(conn.to_client);
+      Release(conn.to_upstream);
+      break;
+    }
     if (!conn.peek_started || conn.phase == Conn::Phase::kTunnel) {
       conn.deadline = shared_->clock->Now() + shared_->limits.idle_timeout;
     }

@@ -48,11 +48,15 @@ struct Shared {
   std::shared_ptr<const Rules> rules;
 };
 
-// A pipe used to splice one direction of a tunnel; made on first use so an
-// idle tunnel holds no pipe.
-struct Pipe {
-  UniqueFd read_end, write_end;
-  std::size_t pending = 0;
+// One direction of a tunnel: bytes read from one side, not yet written to
+// the other. The buffer exists only while the direction is busy (an idle
+// tunnel holds none); its size grows while reads fill it, up to 1 MiB.
+struct Relay {
+  std::unique_ptr<char[]> data;
+  std::size_t capacity = 0;  // of data
+  std::size_t size = 0;      // what the next buffer is made with
+  std::size_t start = 0, pending = 0;
+  bool eof_sent = false;    // the other side got our FIN
 };
 
 // One client connection, from accept to teardown. Phases change only
@@ -86,7 +90,7 @@ struct Conn {
   uint64_t bytes_up = 0, bytes_down = 0;
 
   // Tunnel.
-  Pipe to_upstream, to_client;
+  Relay to_upstream, to_client;
   bool peek_started = false;
 
   // Forwarding: the upstream connection is kept for the next request to the
