@@ -7,10 +7,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <deque>
-#include <regex>
+#include <optional>
+#include <string>
 
 #include "launcher/engine.h"
 
@@ -19,6 +21,40 @@ namespace {
 
 constexpr std::size_t kTailLines = 12;  // build output shown when it fails
 constexpr int kBarWidth = 20;
+
+struct Step {
+  int number = 0;
+  int total = 0;
+  std::string what;
+};
+
+// "Step 2/5 : RUN ..." (Docker) or "STEP 2/5: RUN ..." (Podman), anywhere in
+// `text`. (Hand-written: std::regex trips GCC 12's -Wmaybe-uninitialized
+// under the sanitizers, and this is all the matching there is.)
+std::optional<Step> FindStep(const std::string& text) {
+  for (const char* word : {"Step ", "STEP "}) {
+    for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
+      std::size_t i = at + 5;
+      auto digits = [&](int& out) {
+        std::size_t start = i;
+        while (i < text.size() && i - start < 6 && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+        if (i == start) return false;
+        out = std::stoi(text.substr(start, i - start));
+        return true;
+      };
+      Step step;
+      if (!digits(step.number) || i >= text.size() || text[i++] != '/' || !digits(step.total)) {
+        continue;
+      }
+      if (i < text.size() && text[i] == ' ') ++i;
+      if (i >= text.size() || text[i++] != ':') continue;
+      if (i < text.size() && text[i] == ' ') ++i;
+      step.what = text.substr(i);
+      return step;
+    }
+  }
+  return std::nullopt;
+}
 
 // Reads the engine's build messages: "Step 2/5 : RUN ..." (Docker) or
 // "STEP 2/5: RUN ..." (Podman) move the bar; other output is kept for an error.
@@ -34,7 +70,7 @@ class BuildProgress {
       pending_.erase(0, end + 1);
     }
     // Docker sends a step's title without its newline first.
-    if (std::regex_search(pending_, kStep)) {
+    if (FindStep(pending_)) {
       Line(pending_);
       pending_.clear();
     }
@@ -51,15 +87,15 @@ class BuildProgress {
 
  private:
   void Line(const std::string& text) {
-    std::smatch step;
-    if (!std::regex_search(text, step, kStep)) {
+    std::optional<Step> step = FindStep(text);
+    if (!step) {
       if (text.find_first_not_of(" \r\t") == std::string::npos) return;
       tail_.push_back(text);
       if (tail_.size() > kTailLines) tail_.pop_front();
       return;
     }
-    int number = std::stoi(step[1]), total = std::max(1, std::stoi(step[2]));
-    std::string what = step[3];
+    int number = step->number, total = std::max(1, step->total);
+    const std::string& what = step->what;
     if (!tty_) {
       std::fprintf(stderr, "corral: building %s: step %d/%d: %s\n", image_.c_str(), number,
                    total, what.c_str());
@@ -78,7 +114,6 @@ class BuildProgress {
     drawn_ = true;
   }
 
-  static inline const std::regex kStep{R"((?:Step|STEP) (\d+)/(\d+) ?: ?(.*))"};
   std::string image_;
   bool tty_;
   bool drawn_ = false;
