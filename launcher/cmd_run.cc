@@ -34,9 +34,13 @@ void AddRunCommand(CLI::App& app, Globals& globals) {
   auto options = std::make_shared<RunCliOptions>();
   CLI::App* sub = app.add_subcommand("run", "Run an agent in its box, in this project");
   sub->footer(
-      "The box: the project read-write at its own path, no network, no capabilities,\n"
-      "seccomp, read-only root, secrets masked. Exit status: the agent's, or 125 when\n"
-      "the box could not be set up (nothing runs unboxed).\n"
+      "Boxed or not is decided once, at start, by `level`: always; off; unattended\n"
+      "(boxed when --headless, without a terminal, or nobody is watching).\n"
+      "The box: the project read-write at its own path, network only through the\n"
+      "session's proxy, no capabilities, seccomp, read-only root, secrets masked.\n"
+      "Shell commands are checked by the host first (the deny list), boxed or not.\n"
+      "Exit status: the agent's, or 125 when the box could not be set up (nothing\n"
+      "runs unboxed in its place).\n"
       "Examples:\n"
       "  corral run claude\n"
       "  corral run --image debian:bookworm-slim -- sh -c 'make test'\n"
