@@ -44,7 +44,13 @@ std::string ClientHead(const ResponseHead& res, bool close, int client_minor, bo
     head += h.name + ": " + h.value + "\r\n";
   }
   if (!interim) {
-    if (res.body == BodyKind::kChunked && !dechunk) head += "Transfer-Encoding: chunked\r\n";
+    // The origin's other codings (gzip, ...) stay on the body: name them.
+    std::vector<std::string> codings = res.transfer_codings;
+    if (res.body == BodyKind::kChunked && !dechunk) codings.push_back("chunked");
+    for (std::size_t i = 0; i < codings.size(); ++i) {
+      head += (i == 0 ? "Transfer-Encoding: " : ", ") + codings[i];
+      if (i + 1 == codings.size()) head += "\r\n";
+    }
     if (close) head += "Connection: close\r\n";
     else if (client_minor == 0) head += "Connection: keep-alive\r\n";
   }

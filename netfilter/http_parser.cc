@@ -367,7 +367,9 @@ Parsed<ResponseHead> ParseResponse(std::string_view buffer, std::size_t max_head
     } else {
       if (std::count(codings.begin(), codings.end(), "chunked") != 1) return fail("chunked applied twice");
       head.body = BodyKind::kChunked;
+      codings.pop_back();
     }
+    head.transfer_codings = std::move(codings);
   } else if (!fields.content_length.empty()) {
     auto length = ParseLength(fields.content_length[0]);
     for (auto cl : fields.content_length) {

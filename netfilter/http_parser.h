@@ -51,6 +51,9 @@ struct ResponseHead {
   uint64_t content_length = 0;
   bool keep_alive = true;
   std::vector<std::string> connection_tokens;
+  // Transfer codings other than the final "chunked" (e.g. "gzip"), in order:
+  // passed on to the client, since Transfer-Encoding itself is hop-by-hop.
+  std::vector<std::string> transfer_codings;
 };
 
 enum class ParseState { kIncomplete, kDone, kError };

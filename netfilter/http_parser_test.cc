@@ -187,6 +187,12 @@ TEST(ResponseParser, Framing) {
   EXPECT_FALSE(r.head.keep_alive);
   r = ParseResponse("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", kMax, "GET");
   EXPECT_EQ(r.head.body, BodyKind::kChunked);
+  EXPECT_EQ(r.head.transfer_codings, std::vector<std::string>{"gzip"});  // passed on
+  r = ParseResponse("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n", kMax, "GET");
+  EXPECT_EQ(r.head.body, BodyKind::kUntilClose);
+  EXPECT_EQ(r.head.transfer_codings, std::vector<std::string>{"gzip"});
+  r = ParseResponse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", kMax, "GET");
+  EXPECT_TRUE(r.head.transfer_codings.empty());
   r = ParseResponse("HTTP/1.1 200\r\n\r\n", kMax, "GET");
   EXPECT_EQ(r.state, ParseState::kDone);
   EXPECT_EQ(ParseResponse("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n", kMax,

@@ -1,5 +1,6 @@
 """Local origins for the proxy integration tests: plain HTTP, HTTPS, and git
 over HTTPS (git http-backend behind lighttpd). Loopback only."""
+import gzip
 import http.server
 import os
 import socket
@@ -77,6 +78,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 part = bytes([97 + i % 26]) * (1 + i * 37 % 4000)
                 self.wfile.write(b"%x;ext=%d\r\n%s\r\n" % (len(part), i, part))
             self.wfile.write(b"0\r\nX-Trailer: t\r\n\r\n")
+            return
+        if self.path == "/gzip-chunked":  # a transfer coding under chunked
+            data = gzip.compress(b"zipped!")
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "gzip, chunked")
+            self.end_headers()
+            for part in (data[:5], data[5:]):
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+            self.wfile.write(b"0\r\n\r\n")
             return
         if self.path == "/headers":
             text = "".join(f"{k}: {v}\n" for k, v in self.headers.items())

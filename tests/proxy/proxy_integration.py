@@ -3,6 +3,7 @@
 openssl s_client, and raw hostile requests over sockets.
 
 Usage: proxy_integration.py CORRAL_BINARY [unittest args]"""
+import gzip
 import json
 import os
 import signal
@@ -277,6 +278,28 @@ class ProxyIntegration(unittest.TestCase):
         reply = raw(self.proxy.port, f"GET http://{t}/chunked HTTP/1.1\r\nHost: {t}\r\nConnection: close\r\n\r\n".encode())
         self.assertIn(b"Transfer-Encoding: chunked", reply)
         self.assertIn(b"4\r\nchun\r\n", reply)
+
+    def test_transfer_codings_under_chunked_are_passed_on(self):
+        t = f"origin.test:{self.http_port}"
+        reply = raw(self.proxy.port, f"GET http://{t}/gzip-chunked HTTP/1.1\r\nHost: {t}\r\nConnection: close\r\n\r\n".encode())
+        head, _, body = reply.partition(b"\r\n\r\n")
+        self.assertEqual(status(head), 200, head)
+        self.assertIn(b"\r\nTransfer-Encoding: gzip, chunked", head)
+        data, rest = b"", body
+        while True:
+            size_line, _, rest = rest.partition(b"\r\n")
+            size = int(size_line.split(b";")[0], 16)
+            if size == 0:
+                break
+            data, rest = data + rest[:size], rest[size + 2:]
+        self.assertEqual(gzip.decompress(data), b"zipped!")
+        # An HTTP/1.0 client gets the data unchunked, still named as gzip.
+        with socket.create_connection(("127.0.0.1", self.proxy.port), timeout=5) as s:
+            s.sendall(f"GET http://{t}/gzip-chunked HTTP/1.0\r\n\r\n".encode())
+            reply = read_until_close(s)
+        head, _, body = reply.partition(b"\r\n\r\n")
+        self.assertIn(b"\r\nTransfer-Encoding: gzip\r\n", head + b"\r\n")
+        self.assertEqual(gzip.decompress(body), b"zipped!")
 
     def test_http10_client_keep_alive_with_content_length(self):
         t = f"origin.test:{self.http_port}"
