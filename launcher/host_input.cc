@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "launcher/launcher.h"
+#include "launcher/project.h"
 
 namespace corral::launcher {
 namespace {
@@ -82,6 +83,9 @@ PlanInput HostPlanInput(const policy::Policy& policy) {
   input.runtime_dir = !runtime.empty() ? runtime + "/corral"
                       : input.uid == 0 ? std::string("/run/corral")
                                        : "/tmp/corral-" + std::to_string(input.uid);
+  for (auto& registry : ToolRegistries(input.home, [](const char* name) { return std::getenv(name); })) {
+    input.tool_registries.emplace_back(std::move(registry.entry), std::move(registry.from));
+  }
   input.shim_path = FindShim();
   input.ca_bundle = FindCaBundle();
   input.tty = ::isatty(STDIN_FILENO) && ::isatty(STDOUT_FILENO);

@@ -110,6 +110,9 @@ struct PlanInput {
   std::uint64_t nofile_hard = 1024;
   std::uint64_t nproc_hard = 4096;
   std::function<const char*(const char*)> getenv;  // for TERM, LANG and `pass`
+  // Registry hosts the user's tools use on this host ("host:port"), allowed
+  // like the project's git host; each with where it was read.
+  std::vector<std::pair<std::string, std::string>> tool_registries;
 };
 
 Result<SessionPlan> MakePlan(const PlanInput& input);

@@ -168,6 +168,14 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
       plan.notes.push_back("git host " + host + " allowed (from .git/config)");
     }
   }
+  for (const auto& [host, from] : input.tool_registries) {
+    if (std::find(plan.allowed_domains.begin(), plan.allowed_domains.end(), host) !=
+        plan.allowed_domains.end()) {
+      continue;
+    }
+    plan.allowed_domains.push_back(host);
+    plan.notes.push_back("registry " + host + " allowed (your tools use it: " + from + ")");
+  }
   plan.deny_list = policy.deny_unattended;
 
   auto seccomp = SeccompJson(policy.seccomp);

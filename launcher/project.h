@@ -2,6 +2,7 @@
 // git on the host). Private to launcher/.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,17 @@ GitLayout FindGit(const std::string& dir);
 // URL's port), git:// → 9418. Local paths and file:// give nothing.
 std::vector<std::string> GitHosts(const std::string& config_text);
 std::string HostOfUrl(const std::string& url);
+
+// A registry host ("host:port") the user's tools are set up to use, and
+// where that was read (for `corral run --print`).
+struct RegistryHost {
+  std::string entry;
+  std::string from;
+};
+// npm (npm_config_registry, ~/.npmrc), pip (PIP_INDEX_URL, PIP_EXTRA_INDEX_URL,
+// pip.conf), cargo (~/.cargo/config.toml) and go (GOPROXY), read as text.
+std::vector<RegistryHost> ToolRegistries(const std::string& home,
+                                         const std::function<const char*(const char*)>& getenv);
 
 struct ProjectScan {
   std::vector<std::string> deny_files;  // absolute paths matching deny_read
