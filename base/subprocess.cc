@@ -4,8 +4,11 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstdlib>
 
 #include "base/unique_fd.h"
 
@@ -16,13 +19,36 @@ namespace {
 
 constexpr std::size_t kMaxOutput = 1 << 20;
 
-int StatusOf(int wait_status) {
+}  // namespace
+
+int WaitStatusCode(int wait_status) {
   if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
   if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
   return -1;
 }
 
-}  // namespace
+std::string FindInPath(const std::string& name, const std::string& path) {
+  if (name.find('/') != std::string::npos) return name;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t end = path.find(':', start);
+    if (end == std::string::npos) end = path.size();
+    std::string dir = end > start ? path.substr(start, end - start) : ".";
+    std::string candidate = dir + "/" + name;
+    struct stat st {};
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        ::access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+    start = end + 1;
+  }
+  return "";
+}
+
+std::string FindInPath(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  return FindInPath(name, path ? path : "/usr/local/bin:/usr/bin:/bin");
+}
 
 Result<ProcessOutput> RunCapture(const std::vector<std::string>& argv,
                                  std::chrono::milliseconds timeout) {
@@ -85,7 +111,7 @@ Result<ProcessOutput> RunCapture(const std::vector<std::string>& argv,
   if (timed_out) {
     return Error(argv[0] + " did not finish within " + std::to_string(timeout.count()) + " ms");
   }
-  output.exit_status = StatusOf(status);
+  output.exit_status = WaitStatusCode(status);
   return output;
 }
 

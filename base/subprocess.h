@@ -19,4 +19,13 @@ struct ProcessOutput {
 Result<ProcessOutput> RunCapture(const std::vector<std::string>& argv,
                                  std::chrono::milliseconds timeout);
 
+// The exit code of a waitpid() status, or 128+signal; -1 for neither.
+int WaitStatusCode(int wait_status);
+
+// The executable regular file `name` names, searched in `path` (a PATH value)
+// as execvp would; a name holding a '/' is returned as it is. "" when none.
+std::string FindInPath(const std::string& name, const std::string& path);
+// The same, in this process's PATH (or /usr/local/bin:/usr/bin:/bin).
+std::string FindInPath(const std::string& name);
+
 }  // namespace corral

@@ -14,11 +14,11 @@ struct RunCliOptions {
 };
 
 int RunRun(const RunCliOptions& options, const Globals& globals) {
-  auto policy = LoadPolicy(globals);
-  if (!policy) return Fail(policy.error(), kExitUsage);
-  launcher::RunOptions run = options.run;
   auto source = PolicySource(globals);
   if (!source) return Fail(source.error(), kExitUsage);
+  auto policy = policy::Load(*source);
+  if (!policy) return Fail(policy.error(), kExitUsage);
+  launcher::RunOptions run = options.run;
   run.policy_source = *source;
   auto outcome = launcher::Run(*policy, options.command, options.image, run);
   if (!outcome) return Fail(outcome.error(), launcher::kExitBoxFailed);

@@ -104,16 +104,6 @@ std::string LastLine(const std::string& path) {
 
 }  // namespace
 
-std::string FindInPath(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::istringstream dirs(path ? path : "/usr/local/bin:/usr/bin:/bin");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
-
 Result<std::shared_ptr<EmbeddedPodman>> EmbeddedPodman::Start(const std::string& podman,
                                                               const std::string& dir,
                                                               const std::string& session_dir,

@@ -38,7 +38,4 @@ class EmbeddedPodman {
   UniqueFd done_;  // the keeper reads 'd' (stop now) or EOF (corral died)
 };
 
-// The executable `name` in PATH, or "".
-std::string FindInPath(const std::string& name);
-
 }  // namespace corral::launcher

@@ -19,21 +19,6 @@ namespace {
 constexpr int kQueueLimit = 100;  // beyond this, refusals are in the inbox only
 constexpr auto kDrainLimit = std::chrono::seconds(5);
 
-bool InPath(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/bin:/bin";
-  std::size_t start = 0;
-  while (start <= dirs.size()) {
-    std::size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    if (end > start && ::access((dirs.substr(start, end - start) + "/" + name).c_str(), X_OK) == 0) {
-      return true;
-    }
-    start = end + 1;
-  }
-  return false;
-}
-
 // notify-send, bounded: it is killed if it takes longer than two seconds.
 void DesktopNotice(const policy::InboxItem& item) {
   std::string body = "`" + item.command.substr(0, 200) + "` in " + item.project +
@@ -116,7 +101,7 @@ bool Notifier::active() const { return desktop_ || !policy_.webhook_url.empty();
 
 bool Notifier::DesktopAvailable() {
   bool display = std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY");
-  return display && InPath("notify-send");
+  return display && !FindInPath("notify-send").empty();
 }
 
 void Notifier::Add(const policy::InboxItem& item) {

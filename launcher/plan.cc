@@ -3,8 +3,6 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "launcher/launcher.h"
 #include "launcher/plan_values.h"
@@ -22,13 +20,6 @@ bool Exists(const std::string& path) {
 bool IsDir(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 Mount Bind(std::string source, std::string target, bool read_only, std::string why) {

@@ -25,6 +25,9 @@ GitLayout FindGit(const std::string& dir);
 std::vector<std::string> GitHosts(const std::string& config_text);
 std::string HostOfUrl(const std::string& url);
 
+// A file's whole text; "" when it cannot be read (a missing file is normal).
+std::string ReadText(const std::string& path);
+
 // A registry host ("host:port") the user's tools are set up to use, and
 // where that was read (for `corral run --print`).
 struct RegistryHost {

@@ -11,13 +11,6 @@ namespace corral::launcher {
 namespace fs = std::filesystem;
 namespace {
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::string Trim(std::string s) {
   auto first = s.find_first_not_of(" \t\r\n");
   if (first == std::string::npos) return "";
@@ -30,6 +23,13 @@ bool IsDigits(const std::string& s) {
 }
 
 }  // namespace
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 std::string NormalPath(const std::string& path) {
   std::string normal = fs::path(path).lexically_normal().string();

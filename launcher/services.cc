@@ -20,6 +20,8 @@ std::function<void(std::string_view)> AppendLines(const std::string& path) {
   };
 }
 
+}  // namespace
+
 std::function<bool()> Watching(const policy::PresencePolicy& presence) {
   auto sources = policy::MakePresenceSources(presence);
   if (!sources) {
@@ -30,8 +32,6 @@ std::function<bool()> Watching(const policy::PresencePolicy& presence) {
       std::move(*sources));
   return [shared] { return policy::CheckPresence(*shared).watching; };
 }
-
-}  // namespace
 
 std::uint64_t HostServices::Stop() {
   if (proxy) proxy->Stop();

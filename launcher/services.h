@@ -3,6 +3,7 @@
 // folder. Private to launcher/.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -24,6 +25,10 @@ struct HostServices {
   // Stops both; returns the number of commands refused while nobody watched.
   std::uint64_t Stop();
 };
+
+// "Is somebody watching?" by the policy's presence sources, each bounded in
+// time; a broken source list counts as nobody (with a warning).
+std::function<bool()> Watching(const policy::PresencePolicy& presence);
 
 // Starts the oracle, and the proxy when `with_proxy`. Either failing is an
 // error: the session does not start without them.

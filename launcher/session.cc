@@ -104,10 +104,8 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   if (input.agent_command.empty()) {
     return Error("no agent to run: name one (corral run claude) or a command after --");
   }
-  BoxDecision box = DecideBox(policy.level, options.headless, input.tty, [&policy] {
-    auto sources = policy::MakePresenceSources(policy.presence);
-    return sources && policy::CheckPresence(*sources).watching;
-  });
+  BoxDecision box =
+      DecideBox(policy.level, options.headless, input.tty, Watching(policy.presence));
   if (!box.boxed) return RunUnboxed(policy, input, options, box.why);
   auto plan = MakePlan(input);
   if (!plan) return plan.error();

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "launcher/launcher.h"
+#include "launcher/unboxed.h"
 
 namespace corral::launcher {
 namespace {
@@ -19,6 +20,18 @@ Result<void> WriteFile(const std::string& path, const std::string& text, mode_t 
   if (!text.empty() && ::write(fd.get(), text.data(), text.size()) !=
                            static_cast<ssize_t>(text.size())) {
     return Error::FromErrno("cannot write " + path);
+  }
+  return Ok();
+}
+
+// bin/sh, bin/bash, ...: each a symlink to `target`.
+Result<void> LinkShellNames(const std::string& bin, const std::string& target) {
+  for (const char* name : kShellNames) {
+    std::string link = bin + "/" + name;
+    ::unlink(link.c_str());
+    if (::symlink(target.c_str(), link.c_str()) != 0) {
+      return Error::FromErrno("cannot create " + link);
+    }
   }
   return Ok();
 }
@@ -41,14 +54,15 @@ Result<void> PrepareSessionDir(const SessionPlan& plan) {
   }
   // The shell names, first in the box's PATH, all the shim (mounted over
   // bin/corral-shim). Relative links, so they resolve inside the box too.
-  for (const char* name : kShellNames) {
-    std::string link = dir + "/bin/" + name;
-    ::unlink(link.c_str());
-    if (::symlink("corral-shim", link.c_str()) != 0) {
-      return Error::FromErrno("cannot create " + link);
-    }
-  }
-  return Ok();
+  return LinkShellNames(dir + "/bin", "corral-shim");
+}
+
+Result<void> PrepareUnboxedSessionDir(const std::string& dir, const std::string& shim) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir + "/bin", ec);
+  if (ec) return Error("cannot create the session folder " + dir + ": " + ec.message());
+  ::chmod(dir.c_str(), 0700);
+  return LinkShellNames(dir + "/bin", shim);
 }
 
 void RemoveSessionDir(const SessionPlan& plan) {

@@ -1,7 +1,6 @@
 // The package registries the user's own tools on this host are set up to use
 // (npm, pip, cargo, go), so a company mirror works in the box with no extra
 // setting (DESIGN.md "The box"). Read as text at session start; nothing runs.
-#include <fstream>
 #include <sstream>
 
 #include "launcher/project.h"
@@ -9,14 +8,8 @@
 namespace corral::launcher {
 namespace {
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string Trim(std::string s) {
+// Blanks and quotes around a config value go.
+std::string TrimValue(std::string s) {
   const char* blank = " \t\r\"'";
   s.erase(0, s.find_first_not_of(blank));
   s.erase(s.find_last_not_of(blank) + 1);
@@ -31,14 +24,14 @@ std::vector<std::string> Values(const std::string& text, std::initializer_list<c
   for (std::string line; std::getline(lines, line);) {
     auto eq = line.find('=');
     if (eq == std::string::npos) continue;
-    std::string key = Trim(line.substr(0, eq));
+    std::string key = TrimValue(line.substr(0, eq));
     if (key.empty() || key[0] == '#' || key[0] == ';') continue;
     for (const char* wanted : keys) {
       std::string w = wanted;
       if (key.size() >= w.size() && key.compare(key.size() - w.size(), w.size(), w) == 0) {
         // pip's extra-index-url may list several, separated by blanks.
-        std::istringstream words(Trim(line.substr(eq + 1)));
-        for (std::string word; words >> word;) out.push_back(Trim(word));
+        std::istringstream words(TrimValue(line.substr(eq + 1)));
+        for (std::string word; words >> word;) out.push_back(TrimValue(word));
       }
     }
   }

@@ -1,13 +1,11 @@
 #include "launcher/unboxed.h"
 
 #include <signal.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 
 #include "launcher/plan_values.h"
 #include "launcher/project.h"
@@ -35,46 +33,6 @@ std::string ShellName(const std::string& shell) {
     if (name == known) return name;
   }
   return "bash";
-}
-
-// The program's path by the agent's PATH (so a shell name finds the shim).
-std::string FindProgram(const std::string& name, const std::string& path) {
-  if (name.find('/') != std::string::npos) return name;
-  std::size_t start = 0;
-  while (start <= path.size()) {
-    std::size_t end = path.find(':', start);
-    if (end == std::string::npos) end = path.size();
-    std::string dir = end > start ? path.substr(start, end - start) : ".";
-    std::string candidate = dir + "/" + name;
-    struct stat st {};
-    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-        ::access(candidate.c_str(), X_OK) == 0) {
-      return candidate;
-    }
-    start = end + 1;
-  }
-  return "";
-}
-
-Result<void> PrepareUnboxedDir(const std::string& dir, const std::string& shim) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir + "/bin", ec);
-  if (ec) return Error("cannot create the session folder " + dir + ": " + ec.message());
-  ::chmod(dir.c_str(), 0700);
-  for (const char* name : kShellNames) {
-    std::string link = dir + "/bin/" + name;
-    ::unlink(link.c_str());
-    if (::symlink(shim.c_str(), link.c_str()) != 0) {
-      return Error::FromErrno("cannot create " + link);
-    }
-  }
-  return Ok();
-}
-
-int StatusCode(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 1;
 }
 
 pid_t g_child = 0;
@@ -118,7 +76,7 @@ Result<int> SpawnAndWait(const std::string& program, const std::vector<std::stri
                           {SIGTERM, &old_term}, {SIGHUP, &old_hup}}) {
     ::sigaction(sig, old, nullptr);
   }
-  return StatusCode(status);
+  return WaitStatusCode(status);
 }
 
 }  // namespace
@@ -172,7 +130,8 @@ Result<RunOutcome> RunUnboxed(const policy::Policy& policy, const PlanInput& inp
   std::vector<std::string> current;
   for (char** e = environ; *e != nullptr; ++e) current.emplace_back(*e);
   std::vector<std::string> env = UnboxedEnvironment(current, plan.session_dir, plan.session_id);
-  std::string program = FindProgram(input.agent_command.front(), Value(env, "PATH"));
+  // By the agent's PATH, so a shell name finds the shim.
+  std::string program = FindInPath(input.agent_command.front(), Value(env, "PATH"));
   if (program.empty()) {
     return Error(input.agent_command.front() + " is not installed on this host (not in PATH)");
   }
@@ -182,7 +141,7 @@ Result<RunOutcome> RunUnboxed(const policy::Policy& policy, const PlanInput& inp
                 why.c_str(), plan.session_dir.c_str());
     return RunOutcome{0};
   }
-  if (auto ok = PrepareUnboxedDir(plan.session_dir, input.shim_path); !ok) return ok.error();
+  if (auto ok = PrepareUnboxedSessionDir(plan.session_dir, input.shim_path); !ok) return ok.error();
   auto services = StartServices(policy, options.policy_source, plan, /*with_proxy=*/false);
   if (!services) {
     RemoveSessionDir(plan);
