@@ -87,6 +87,10 @@ PlanInput HostPlanInput(const policy::Policy& policy) {
     input.tool_registries.emplace_back(std::move(registry.entry), std::move(registry.from));
   }
   input.shim_path = FindShim();
+  if (std::string shell = std::filesystem::path(input.shim_path).replace_filename("corral-shell");
+      !input.shim_path.empty() && IsFile(shell)) {
+    input.shell_path = shell;
+  }
   input.ca_bundle = FindCaBundle();
   input.tty = ::isatty(STDIN_FILENO) && ::isatty(STDOUT_FILENO);
   input.nofile_hard = HardLimit(RLIMIT_NOFILE, 1024);

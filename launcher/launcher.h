@@ -64,7 +64,6 @@ struct SessionPlan {
   nlohmann::json seccomp;    // flattened OCI linux.seccomp object
   std::string session_dir;   // on the host; mounted read-only at /run/corral
   std::string seccomp_path;  // session_dir/seccomp.json (read by Podman)
-  std::string shim_path;     // the static shim on the host
   std::string volume_root;   // host folder standing in for named volumes (OCI only)
   std::string userns;        // Podman: "keep-id" when the engine is rootless
   Limits limits;
@@ -77,6 +76,7 @@ struct SessionPlan {
 
 inline constexpr const char* kSessionMountPoint = "/run/corral";
 inline constexpr const char* kShimInBox = "/run/corral/bin/corral-shim";
+inline constexpr const char* kShellInBox = "/run/corral/bin/corral-shell";
 inline constexpr const char* kWatchdogInBox = "/run/corral/watchdog.sock";
 // The host's sockets and the current deny list, in the session folder (the
 // shim's defaults: images/shim reads the same names).
@@ -85,7 +85,7 @@ inline constexpr const char* kProxySocket = "proxy.sock";
 inline constexpr const char* kDenyListFile = "deny-list";
 // Where programs in the box find the proxy: the shim's bridge inside the box.
 inline constexpr const char* kProxyUrlInBox = "http://127.0.0.1:3128";
-// The names the shim answers to in the session's bin folder (first in PATH).
+// The names that run corral-shell in the session's bin folder (first in PATH).
 inline constexpr const char* kShellNames[] = {"sh", "bash", "dash", "zsh", "ksh"};
 inline constexpr const char* kLabelSession = "corral.session";
 
@@ -105,6 +105,7 @@ struct PlanInput {
   std::string runtime_dir; // sessions go in runtime_dir/sessions/<id>
   std::string session_dir; // overrides that, "" for the default
   std::string shim_path;
+  std::string shell_path;  // corral-shell, beside the shim
   std::string ca_bundle;   // host CA bundle, "" when none
   bool tty = false;
   std::uint64_t nofile_hard = 1024;

@@ -119,7 +119,6 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
                          ? input.runtime_dir + "/sessions/" + plan.session_id
                          : NormalPath(input.session_dir);
   plan.seccomp_path = plan.session_dir + "/seccomp.json";
-  plan.shim_path = input.shim_path;
   plan.volume_root = input.state_dir + "/volumes";
   plan.uid = input.uid;
   plan.gid = input.gid;
@@ -145,6 +144,8 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
   mounts.push_back(Bind(plan.session_dir, kSessionMountPoint, true,
                         "the session folder: watchdog and host sockets"));
   mounts.push_back(Bind(input.shim_path, kShimInBox, true, "the shim, PID 1 of the box"));
+  mounts.push_back(Bind(input.shell_path, kShellInBox, true,
+                        "the shell front: every shell command asks the host first"));
   SortMounts(mounts);
 
   plan.command = {kShimInBox, "init", "--"};

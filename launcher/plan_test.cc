@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "launcher/launcher.h"
 #include "launcher/project.h"
@@ -130,8 +131,30 @@ TEST(Plan, HardeningEnvironmentAndCommand) {
   EXPECT_EQ(home->kind, MountKind::kVolume);
   EXPECT_TRUE(Find(*plan, kSessionMountPoint)->read_only);
   EXPECT_TRUE(Find(*plan, kShimInBox)->read_only);
+  ASSERT_NE(Find(*plan, kShellInBox), nullptr);
+  EXPECT_TRUE(Find(*plan, kShellInBox)->read_only);
+  EXPECT_EQ(Find(*plan, kShellInBox)->source, tree.File("bin/corral-shell"));
   EXPECT_TRUE(plan->seccomp.contains("syscalls"));
   for (const auto& u : plan->ulimits) EXPECT_LE(u.hard, 8192u);
+}
+
+TEST(Plan, SessionFolderPutsTheShellFrontUnderEveryShellName) {
+  TempTree tree;
+  auto policy = TestPolicy();
+  auto plan = MakePlan(TestInput(policy, tree, tree.Dir("p")));
+  ASSERT_TRUE(plan) << plan.error().message;
+  plan->session_dir = tree.Dir("session");
+  plan->seccomp_path = plan->session_dir + "/seccomp.json";
+  ASSERT_TRUE(PrepareSessionDir(*plan));
+  // Mount points for the two programs, and relative links that resolve in the box.
+  EXPECT_TRUE(std::filesystem::is_regular_file(plan->session_dir + "/bin/corral-shell"));
+  EXPECT_TRUE(std::filesystem::is_regular_file(plan->session_dir + "/bin/corral-shim"));
+  for (const char* name : kShellNames) {
+    EXPECT_EQ(std::filesystem::read_symlink(plan->session_dir + "/bin/" + name), "corral-shell")
+        << name;
+  }
+  RemoveSessionDir(*plan);
+  EXPECT_FALSE(std::filesystem::exists(plan->session_dir));
 }
 
 TEST(Plan, MountsComeParentsFirst) {

@@ -49,20 +49,21 @@ Result<void> PrepareSessionDir(const SessionPlan& plan) {
   for (const auto& [path, text, mode] :
        {std::tuple{dir + "/empty", std::string(), 0444},
         std::tuple{dir + "/bin/corral-shim", std::string(), 0555},
+        std::tuple{dir + "/bin/corral-shell", std::string(), 0555},
         std::tuple{plan.seccomp_path, plan.seccomp.dump(2) + "\n", 0444}}) {
     if (auto ok = WriteFile(path, text, static_cast<mode_t>(mode)); !ok) return ok;
   }
-  // The shell names, first in the box's PATH, all the shim (mounted over
-  // bin/corral-shim). Relative links, so they resolve inside the box too.
-  return LinkShellNames(dir + "/bin", "corral-shim");
+  // The shell names, first in the box's PATH, all corral-shell (mounted over
+  // bin/corral-shell). Relative links, so they resolve inside the box too.
+  return LinkShellNames(dir + "/bin", "corral-shell");
 }
 
-Result<void> PrepareUnboxedSessionDir(const std::string& dir, const std::string& shim) {
+Result<void> PrepareUnboxedSessionDir(const std::string& dir, const std::string& shell) {
   std::error_code ec;
   std::filesystem::create_directories(dir + "/bin", ec);
   if (ec) return Error("cannot create the session folder " + dir + ": " + ec.message());
   ::chmod(dir.c_str(), 0700);
-  return LinkShellNames(dir + "/bin", shim);
+  return LinkShellNames(dir + "/bin", shell);
 }
 
 void RemoveSessionDir(const SessionPlan& plan) {

@@ -51,6 +51,7 @@ inline PlanInput TestInput(const policy::Policy& policy, const TempTree& tree,
   input.state_dir = input.home + "/.local/state/corral";
   input.runtime_dir = tree.root() + "/run";
   input.shim_path = tree.File("bin/corral-shim");
+  input.shell_path = tree.File("bin/corral-shell");
   input.ca_bundle = tree.File("etc/ca.crt");
   input.getenv = [](const char* name) -> const char* {
     std::string n = name;

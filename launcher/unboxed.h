@@ -31,8 +31,8 @@ std::vector<std::string> UnboxedEnvironment(const std::vector<std::string>& curr
                                             const std::string& session_id);
 
 // An unboxed session's folder (0700): bin/ holds the shell names, each a
-// link to the host's shim. The oracle's socket goes beside them.
-Result<void> PrepareUnboxedSessionDir(const std::string& dir, const std::string& shim);
+// link to the host's corral-shell. The oracle's socket goes beside them.
+Result<void> PrepareUnboxedSessionDir(const std::string& dir, const std::string& shell);
 
 // Runs the agent on the host; the oracle answers its shell commands.
 Result<RunOutcome> RunUnboxed(const policy::Policy& policy, const PlanInput& input,

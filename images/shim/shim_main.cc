@@ -3,21 +3,21 @@
 #include <cstring>
 
 #include "images/shim/relay.h"
-#include "images/shim/shell.h"
 #include "images/shim/shim.h"
 
 int main(int argc, char** argv) {
-  // Under a shell's name (sh, bash, ...), the shim checks, then runs the real one.
-  if (argc >= 1 && corral::shim::IsShellName(argv[0])) return corral::shim::RunShell(argc, argv);
-  if (argc >= 2 && std::strcmp(argv[1], "init") == 0) {
-    return corral::shim::Init(argc - 2, argv + 2);
-  }
-  if (argc >= 2 && std::strcmp(argv[1], "connect") == 0) {
-    return corral::shim::Connect(argc - 2, argv + 2);
+  struct Mode {
+    const char* name;
+    int (*run)(int, char**);
+  };
+  for (const Mode& mode : {Mode{"init", corral::shim::Init}, Mode{"connect", corral::shim::Connect},
+                           Mode{"check-locally", corral::shim::CheckLocally}}) {
+    if (argc >= 2 && std::strcmp(argv[1], mode.name) == 0) return mode.run(argc - 2, argv + 2);
   }
   std::fprintf(stderr,
                "corral-shim: a mode is needed: corral-shim init -- COMMAND [ARGS...]\n"
                "  or: corral-shim connect HOST PORT (ssh ProxyCommand through the proxy)\n"
-               "  (corral runs this inside every box; you do not need to run it yourself)\n");
+               "  (corral runs this inside every box; you do not need to run it yourself;\n"
+               "  the shell names in /run/corral/bin run corral-shell, not this)\n");
   return 2;
 }

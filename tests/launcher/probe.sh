@@ -36,6 +36,8 @@ check "no engine socket" sh -c '[ ! -e /var/run/docker.sock ] && [ ! -e /run/pod
 check "no ssh-agent or D-Bus" sh -c '[ -z "$SSH_AUTH_SOCK" ] && [ -z "$DBUS_SESSION_BUS_ADDRESS" ]'
 check "PID 1 is the shim" grep -q corral-shim /proc/1/cmdline
 check "shim read-only" sh -c '! touch /run/corral/bin/corral-shim'
+check "shell front read-only" sh -c '! touch /run/corral/bin/corral-shell'
+check "bash in PATH is the shell front" sh -c '[ "$(readlink /run/corral/bin/bash)" = corral-shell ] && [ -x /run/corral/bin/corral-shell ]'
 check "session folder read-only" sh -c '! touch /run/corral/probe'
 check "CA bundle named" sh -c '[ -s "$SSL_CERT_FILE" ] && [ "$SSL_CERT_FILE" = "$NODE_EXTRA_CA_CERTS" ]'
 check "nofile at most 8192" sh -c '[ "$(ulimit -n)" -le 8192 ]'

@@ -1,0 +1,119 @@
+// The built corral-shell under a shell's name, against a stand-in oracle,
+// with the built corral-shim beside it for the fallback.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "images/shell/fake_oracle_test_util.h"
+
+namespace {
+
+constexpr char kAllow[] = "{\"v\":1,\"decision\":\"allow\"}\n";
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string Slurp(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class ShellBinaryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    bin_ = oracle_.dir() / "bin";
+    std::filesystem::create_directories(bin_);
+    for (const char* name : {"bash", "sh"}) {
+      std::filesystem::create_symlink(CORRAL_SHELL_BINARY, bin_ / name);
+    }
+    std::ofstream(oracle_.dir() / "deny-list") << "# the session's list\nkubectl\n";
+  }
+
+  // Runs `line` through /bin/sh with the session's variables set; `line`
+  // names the front as "$BIN/bash".
+  Outcome Run(const std::string& line) {
+    std::filesystem::path out = oracle_.dir() / "out", err = oracle_.dir() / "err";
+    std::string script = "cd '" + oracle_.dir().string() + "' && BIN='" + bin_.string() +
+                         "' CORRAL_ORACLE_SOCKET='" + oracle_.socket() +
+                         "' CORRAL_DENY_LIST_FILE=deny-list /bin/sh -c '" + line + "' >'" +
+                         out.string() + "' 2>'" + err.string() + "' </dev/null";
+    int status = std::system(script.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
+  }
+
+  std::string Asked(std::size_t i = 0) {
+    EXPECT_GT(oracle_.requests().size(), i);
+    if (oracle_.requests().size() <= i) return "";
+    return nlohmann::json::parse(oracle_.requests()[i])["command"];
+  }
+
+  FakeOracle oracle_;
+  std::filesystem::path bin_;
+};
+
+TEST_F(ShellBinaryTest, AllowedCommandsRunAsTheRealShell) {
+  oracle_.Serve(kAllow);
+  Outcome run = Run("\"$BIN/bash\" -e -c \"echo \\$0 ran; exit 3\"");
+  oracle_.Join();
+  EXPECT_EQ(run.code, 3);
+  EXPECT_NE(run.out.find("ran"), std::string::npos) << run.out << run.err;
+  EXPECT_EQ(Asked(), "echo $0 ran; exit 3");
+  auto request = nlohmann::json::parse(oracle_.requests()[0]);
+  EXPECT_EQ(request["shell"], "bash");
+  EXPECT_EQ(std::filesystem::path(request["cwd"].get<std::string>()), oracle_.dir());
+}
+
+TEST_F(ShellBinaryTest, RefusedCommandsDoNotRun) {
+  oracle_.Serve("{\"v\":1,\"decision\":\"deny\",\"message\":\"corral blocked this: aws\"}\n");
+  Outcome run = Run("\"$BIN/bash\" -c \"touch ran\"");
+  oracle_.Join();
+  EXPECT_EQ(run.code, 1);
+  EXPECT_EQ(run.err, "corral blocked this: aws\n");
+  EXPECT_FALSE(std::filesystem::exists(oracle_.dir() / "ran"));
+}
+
+TEST_F(ShellBinaryTest, ScriptsAndPipedTextAreCheckedByTheirText) {
+  std::ofstream(oracle_.dir() / "deploy.sh") << "echo deploying\n";
+  oracle_.Serve(kAllow, 2);
+  Outcome script = Run("\"$BIN/sh\" deploy.sh");
+  Outcome piped = Run("printf \"echo piped\\n\" | \"$BIN/bash\"");
+  oracle_.Join();
+  EXPECT_EQ(script.out, "deploying\n");
+  EXPECT_EQ(Asked(0), "echo deploying\n");
+  EXPECT_EQ(piped.out, "piped\n") << piped.err;
+  EXPECT_EQ(Asked(1), "echo piped\n");
+}
+
+TEST_F(ShellBinaryTest, WithoutTheHostOnlyTheListIsRefused) {
+  // No oracle at all: corral-shim check-locally reads the session's list.
+  Outcome listed = Run("\"$BIN/bash\" -c \"kubectl get pods; touch ran\"");
+  EXPECT_EQ(listed.code, 1);
+  EXPECT_NE(listed.err.find("could not be asked"), std::string::npos) << listed.err;
+  EXPECT_FALSE(std::filesystem::exists(oracle_.dir() / "ran"));
+  Outcome other = Run("printf \"echo \\$0 fine\" | \"$BIN/bash\" -s");
+  EXPECT_EQ(other.code, 0) << other.err;
+  EXPECT_EQ(other.out, (bin_ / "bash").string() + " fine\n");  // argv[0] kept
+  // An answer that is not a decision counts as no answer.
+  oracle_.Serve("{\"v\":1}\n");
+  Outcome garbled = Run("\"$BIN/bash\" -c \"kubectl get pods\"");
+  oracle_.Join();
+  EXPECT_EQ(garbled.code, 1);
+  EXPECT_NE(garbled.err.find("could not be asked"), std::string::npos) << garbled.err;
+}
+
+TEST_F(ShellBinaryTest, VersionNeedsNoAnswer) {
+  Outcome run = Run("\"$BIN/bash\" --version");
+  EXPECT_EQ(run.code, 0);
+  EXPECT_NE(run.out.find("GNU bash"), std::string::npos);
+}
+
+}  // namespace
