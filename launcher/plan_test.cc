@@ -119,6 +119,9 @@ TEST(Plan, HardeningEnvironmentAndCommand) {
   EXPECT_EQ(plan->limits.cpu_quota, 150000);
   EXPECT_TRUE(HasEnv(*plan, "SECRET_TOKEN=s3cret"));
   EXPECT_TRUE(HasEnv(*plan, "TERM=xterm"));
+  EXPECT_TRUE(HasEnv(*plan, "SHELL=/run/corral/bin/bash"));
+  EXPECT_TRUE(HasEnv(*plan, "MAKEFLAGS=SHELL=/run/corral/bin/bash"));
+  EXPECT_TRUE(HasEnv(*plan, "npm_config_script_shell=/run/corral/bin/sh"));
   EXPECT_TRUE(HasEnv(*plan, "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"));
   EXPECT_TRUE(HasEnv(*plan, "GIT_SSL_CAINFO=/etc/ssl/certs/ca-certificates.crt"));
   for (const auto& e : plan->env) EXPECT_NE(e.rfind("UNSET_ONE", 0), 0u);

@@ -87,6 +87,19 @@ std::vector<std::string> ProxyEnvironment() {
   };
 }
 
+std::vector<std::pair<std::string, std::string>> ShellEnvironment(
+    const std::string& bin, const std::string& shell, const std::string& makeflags_now) {
+  // make runs recipes with bash through the front: a definition from
+  // MAKEFLAGS overrides the Makefile's own SHELL, and bash runs sh recipes.
+  std::string make_shell = "SHELL=" + bin + "/bash";
+  return {
+      {"SHELL", bin + "/" + shell},
+      {"CLAUDE_CODE_SHELL", bin + "/" + shell},
+      {"MAKEFLAGS", makeflags_now.empty() ? make_shell : makeflags_now + " " + make_shell},
+      {"npm_config_script_shell", bin + "/sh"},
+  };
+}
+
 std::vector<std::string> BoxEnvironment(const PlanInput& input, const std::string& home_in_box,
                                         const std::string& ca_in_box,
                                         const std::string& session_id) {
@@ -99,11 +112,12 @@ std::vector<std::string> BoxEnvironment(const PlanInput& input, const std::strin
       "CORRAL_SESSION=" + session_id,
       std::string("CORRAL_WATCHDOG=") + kWatchdogInBox,
   };
-  // The shim stands in for the shell: programs that pick $SHELL (and Claude
-  // Code, which reads CLAUDE_CODE_SHELL) get it, and PATH finds it first.
-  std::string bin = std::string(kSessionMountPoint) + "/bin/";
-  env.push_back("SHELL=" + bin + "bash");
-  env.push_back("CLAUDE_CODE_SHELL=" + bin + "bash");
+  // corral-shell stands in for the shell: PATH finds it first, and the
+  // programs that are told which shell to use are told it.
+  for (const auto& [name, value] :
+       ShellEnvironment(std::string(kSessionMountPoint) + "/bin", "bash", "")) {
+    env.push_back(name + "=" + value);
+  }
   std::string run = std::string(kSessionMountPoint) + "/";
   env.push_back("CORRAL_ORACLE_SOCKET=" + run + kOracleSocket);
   env.push_back("CORRAL_DENY_LIST_FILE=" + run + kDenyListFile);

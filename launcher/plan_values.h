@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/base.h"
@@ -28,6 +29,13 @@ std::string RandomSessionId();
 std::vector<std::string> BoxEnvironment(const PlanInput& input, const std::string& home_in_box,
                                         const std::string& ca_in_box,
                                         const std::string& session_id);
+
+// Where programs look for a shell, each pointing at corral-shell's names in
+// `bin`: SHELL and CLAUDE_CODE_SHELL (`shell` is the name they get); make,
+// which ignores $SHELL but takes a SHELL definition from MAKEFLAGS (added to
+// `makeflags_now`); npm's script-shell, /bin/sh by default.
+std::vector<std::pair<std::string, std::string>> ShellEnvironment(
+    const std::string& bin, const std::string& shell, const std::string& makeflags_now);
 
 // The proxy settings every common client reads (curl, git, npm, yarn, pip,
 // node, ssh through `corral-shim connect`), pointing at the shim's bridge.

@@ -98,16 +98,14 @@ std::vector<std::string> UnboxedEnvironment(const std::vector<std::string>& curr
                                             const std::string& session_dir,
                                             const std::string& session_id) {
   std::string bin = session_dir + "/bin";
-  std::string shell = bin + "/" + ShellName(Value(current, "SHELL"));
   std::string path = Value(current, "PATH");
-  std::vector<std::pair<std::string, std::string>> set = {
+  auto set = ShellEnvironment(bin, ShellName(Value(current, "SHELL")), Value(current, "MAKEFLAGS"));
+  set.insert(set.end(), {
       {"PATH", bin + (path.empty() ? "" : ":" + path)},
-      {"SHELL", shell},
-      {"CLAUDE_CODE_SHELL", shell},
       {"CORRAL_SESSION", session_id},
       {"CORRAL_ORACLE_SOCKET", session_dir + "/" + kOracleSocket},
       {"CORRAL_DENY_LIST_FILE", session_dir + "/" + kDenyListFile},
-  };
+  });
   std::vector<std::string> env;
   for (const std::string& line : current) {
     std::string name = line.substr(0, line.find('='));

@@ -62,6 +62,13 @@ TEST(UnboxedEnvironment, PutsTheShimFirstAndKeepsTheRest) {
   EXPECT_EQ(Get(env, "CORRAL_DENY_LIST_FILE"), "/run/user/1/corral/sessions/abc/deny-list");
 }
 
+TEST(UnboxedEnvironment, MakeAndNpmRunTheirShellsThroughTheFront) {
+  std::vector<std::string> env = UnboxedEnvironment({"MAKEFLAGS=-j8"}, "/s", "id");
+  EXPECT_EQ(Get(env, "MAKEFLAGS"), "-j8 SHELL=/s/bin/bash");  // the user's flags kept
+  EXPECT_EQ(Get(env, "npm_config_script_shell"), "/s/bin/sh");
+  EXPECT_EQ(Get(UnboxedEnvironment({}, "/s", "id"), "MAKEFLAGS"), "SHELL=/s/bin/bash");
+}
+
 TEST(UnboxedEnvironment, AnUnknownLoginShellBecomesBash) {
   std::vector<std::string> env = UnboxedEnvironment({"SHELL=/usr/bin/fish"}, "/s", "id");
   EXPECT_EQ(Get(env, "SHELL"), "/s/bin/bash");

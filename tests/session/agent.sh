@@ -23,6 +23,7 @@ step push_force bash -c 'git push --force origin HEAD:refs/heads/forced'
 step push bash -c 'git push origin HEAD:refs/heads/agent-push'
 step deploy bash deploy.sh
 step piped sh -c 'echo "kubectl get pods" | bash'
+step make_recipe bash -c 'make -s rollout'
 step curl_ok bash -c "curl -sS --max-time 20 http://origin.test:$origin/hello.txt"
 step curl_refused bash -c "curl -sS --max-time 20 -o /dev/null -w '%{http_code}' http://other.test:$origin/hello.txt"
 step curl_ip bash -c "curl -sS --max-time 20 -o /dev/null -w '%{http_code}' http://127.0.0.2:$origin/hello.txt"

@@ -5,7 +5,7 @@ bridge, `corral-shim connect`, presence, the inbox, and an unboxed session.
 Usage: session_e2e.py docker|podman CORRAL SHIM
 
 A scripted agent (agent.sh) runs commands through `bash -c` inside a box made
-from corral-tools:latest (this host's bash, git, ssh, curl: tests/engines/
+from corral-tools:2 (this host's bash, git, ssh, curl: tests/engines/
 tools_image). On the host the test serves an HTTP origin and an ssh git
 server on loopback; a hosts file maps origin.test, git.test and other.test to
 127.0.0.1, and only origin.test (and the project's git host) are allowed.
@@ -167,6 +167,8 @@ def main():
         out = proj / "out"
         shutil.copy(HERE / "agent.sh", proj / "agent.sh")
         (proj / "deploy.sh").write_text("#!/bin/sh\necho deploying\nkubectl apply -f app.yaml\n")
+        # make ignores $SHELL and this Makefile names /bin/sh: MAKEFLAGS overrides it.
+        (proj / "Makefile").write_text("SHELL := /bin/sh\nrollout:\n\tkubectl rollout restart deploy/app\n")
         shutil.copy(work / "client-key", proj / "client-key")
         # agent.sh reads the key from $OUT/.. = the project.
 
@@ -181,7 +183,7 @@ def main():
             deny = ["aws", "kubectl", "git push --force", "git push -f", *extra_deny]
             text = {
                 "level": "always",
-                "image": "corral-tools:latest",
+                "image": "corral-tools:2",
                 "deny_unattended": deny,
                 "presence": {"sources": ["heartbeat"], "heartbeat_file": str(heartbeat)},
                 "notify": {"desktop": False, "webhook_url": webhook.url},
@@ -258,6 +260,10 @@ def main():
               f"exit {code}: {err}")
         refused("deploy", "`bash deploy.sh` holding `kubectl apply` refused")
         refused("piped", "text piped into bash holding `kubectl` refused")
+        code, so, err = step("make_recipe")
+        check(code == "2" and "corral blocked this" in err and "kubectl" in err,
+              "a make recipe holding `kubectl` refused (make's shell is the front)",
+              f"exit {code}, stderr {err!r}")
         code, so, err = step("curl_ok")
         check(code == "0" and so == "hello from the origin\n",
               "curl to an allowed origin through the bridge", f"exit {code} {so!r} {err!r}")
@@ -280,7 +286,7 @@ def main():
         code, so, err = step("fallback_other")
         check(code == "0" and so.strip() == "still-running",
               "oracle unreachable: other commands run", f"exit {code} {so!r} {err!r}")
-        check("Had 5 commands blocked while you were away: corral inbox" in stderr,
+        check("Had 6 commands blocked while you were away: corral inbox" in stderr,
               "the session ends with the blocked-commands line", stderr[-400:])
         pushed = run(["git", "--git-dir", str(srv / "repo.git"), "branch", "--list"]).stdout
         check("agent-push" in pushed and "forced" not in pushed,
@@ -291,7 +297,7 @@ def main():
               "the proxy logged the refused host", str(decisions)[:300])
 
         hooked = [b.get("command", "") for b in webhook.bodies]
-        check(len(hooked) == 5 and "aws s3 ls" in hooked,
+        check(len(hooked) == 6 and "aws s3 ls" in hooked,
               "the webhook got one JSON POST per refusal while away", str(hooked))
 
         # 2. The inbox shows the refusals, then is clear.
