@@ -132,6 +132,21 @@ int main(int argc, char** argv) {
       close(fd);
       break;
   }
+  /* bash runs the file named by BASH_ENV before a non-interactive command,
+   * so its text is checked with the command's. */
+  const char* bash_env = getenv("BASH_ENV");
+  if (strcmp(name, "bash") == 0 && bash_env && *bash_env) {
+    struct shell_buf both = {0};
+    int fd = open(bash_env, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      read_up_to(fd, &both, kMaxScriptBytes);
+      close(fd);
+      shell_buf_append(&both, "\n", 1);
+      shell_buf_append(&both, command.data ? command.data : "", command.len);
+      shell_buf_free(&command);
+      command = both;
+    }
+  }
   if (command.failed) {
     fprintf(stderr, "corral-shell: out of memory reading the command; nothing ran\n");
     return 1;

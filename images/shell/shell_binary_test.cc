@@ -93,6 +93,14 @@ TEST_F(ShellBinaryTest, ScriptsAndPipedTextAreCheckedByTheirText) {
   EXPECT_EQ(Asked(1), "echo piped\n");
 }
 
+TEST_F(ShellBinaryTest, BashEnvIsCheckedWithTheCommand) {
+  std::ofstream(oracle_.dir() / "env.sh") << "kubectl delete ns prod\n";
+  oracle_.Serve(kAllow);
+  Run("BASH_ENV=env.sh \"$BIN/bash\" -c true");
+  oracle_.Join();
+  EXPECT_EQ(Asked(), "kubectl delete ns prod\n\ntrue");
+}
+
 TEST_F(ShellBinaryTest, WithoutTheHostOnlyTheListIsRefused) {
   // No oracle at all: corral-shim check-locally reads the session's list.
   Outcome listed = Run("\"$BIN/bash\" -c \"kubectl get pods; touch ran\"");
