@@ -50,7 +50,7 @@ struct Shared {
 
 // One direction of a tunnel: bytes read from one side, not yet written to
 // the other. The buffer exists only while the direction is busy (an idle
-// tunnel holds none); its size grows while reads fill it, up to 1 MiB.
+// tunnel holds none); its size grows while reads fill it, up to 4 MiB.
 struct Relay {
   std::unique_ptr<char[]> data;
   std::size_t capacity = 0;  // of data
