@@ -47,6 +47,7 @@ class Engine {
   static Result<Engine> Connect(const EngineChoice& choice);
 
   bool podman() const { return podman_; }
+  bool rootless() const { return rootless_; }
   std::string name() const { return name_; }  // "docker 20.10.24", "podman 4.3.1"
   const Endpoint& endpoint() const { return endpoint_; }
 
@@ -57,6 +58,10 @@ class Engine {
   // message in the stream is the error.
   Result<void> Build(int context_tar, const std::string& tag,
                      const std::function<void(const nlohmann::json&)>& on_message);
+  // The tar the engine gives for `path` in `image` (through a
+  // container created and removed without starting), or nullopt when the
+  // image has no such file.
+  Result<std::optional<std::string>> ImageFile(const std::string& image, const std::string& path);
   Result<std::string> Create(const SessionPlan& plan);  // the container id
   Result<void> Start(const std::string& id);
   Result<RawConnection> Attach(const std::string& id);

@@ -116,6 +116,24 @@ nlohmann::json CreateBody(const SessionPlan& plan, bool podman, bool rootless) {
   return libpod::Render(keep_id);
 }
 
+Result<std::optional<std::string>> Engine::ImageFile(const std::string& image,
+                                                     const std::string& path) {
+  nlohmann::json body = {{"Image", image},
+                         {"Cmd", {"/corral-reads-a-file"}},  // never started
+                         {"NetworkDisabled", true},
+                         {"Labels", {{"corral.purpose", "read " + path}}}};
+  auto created = Call("POST", "/containers/create", body.dump(), 30000);
+  if (auto ok = Expect(created, "read " + path + " from " + image); !ok) return ok.error();
+  auto json = nlohmann::json::parse(created->body, nullptr, false);
+  if (!json.is_object() || !json["Id"].is_string()) return Error("read " + path + ": no Id");
+  std::string id = json["Id"];
+  auto archive = Call("GET", "/containers/" + id + "/archive?path=" + Escape(path), "", 30000);
+  (void)Remove(id);
+  if (archive && archive->status == 404) return std::optional<std::string>();
+  if (auto ok = Expect(archive, "read " + path + " from " + image); !ok) return ok.error();
+  return std::optional<std::string>(std::move(archive->body));
+}
+
 Result<std::string> Engine::Create(const SessionPlan& plan) {
   std::string body = CreateBody(plan, podman_, rootless_).dump();
   auto response = podman_ ? Call("POST", std::string(kLibpod) + "/containers/create", body)

@@ -27,6 +27,8 @@ std::string HostOfUrl(const std::string& url);
 
 // A file's whole text; "" when it cannot be read (a missing file is normal).
 std::string ReadText(const std::string& path);
+// Creates (or truncates) `path` with `text` and `mode`.
+Result<void> WriteFile(const std::string& path, const std::string& text, unsigned mode);
 
 // A registry host ("host:port") the user's tools are set up to use, and
 // where that was read (for `corral run --print`).

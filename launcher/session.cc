@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "launcher/box_user.h"
 #include "launcher/engine.h"
 #include "launcher/launcher.h"
 #include "launcher/services.h"
@@ -44,11 +45,12 @@ class Cleanup {
   std::optional<Reaper> reaper_;
 };
 
-Result<RunOutcome> RunPlan(Engine& engine, const SessionPlan& plan, Cleanup& cleanup,
+Result<RunOutcome> RunPlan(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
                            const std::string& build_context) {
   auto watchdog = ListenWatchdog(plan.session_dir);
   if (!watchdog) return watchdog.error();
   if (auto ok = EnsureImage(engine, plan.image, build_context); !ok) return ok.error();
+  if (auto ok = NameTheBoxUser(engine, plan); !ok) return ok.error();
   auto signals = SignalPipe::Install();
   if (!signals) return signals.error();
   auto reaper = Reaper::Start(engine.endpoint(), plan.container_name, plan.session_dir);

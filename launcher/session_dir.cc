@@ -9,12 +9,12 @@
 #include <fstream>
 
 #include "launcher/launcher.h"
+#include "launcher/project.h"
 #include "launcher/unboxed.h"
 
 namespace corral::launcher {
-namespace {
 
-Result<void> WriteFile(const std::string& path, const std::string& text, mode_t mode) {
+Result<void> WriteFile(const std::string& path, const std::string& text, unsigned mode) {
   UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode));
   if (!fd.valid()) return Error::FromErrno("cannot create " + path);
   if (!text.empty() && ::write(fd.get(), text.data(), text.size()) !=
@@ -23,6 +23,8 @@ Result<void> WriteFile(const std::string& path, const std::string& text, mode_t 
   }
   return Ok();
 }
+
+namespace {
 
 // bin/sh, bin/bash, ...: each a symlink to `target`.
 Result<void> LinkShellNames(const std::string& bin, const std::string& target) {
@@ -51,7 +53,7 @@ Result<void> PrepareSessionDir(const SessionPlan& plan) {
         std::tuple{dir + "/bin/corral-shim", std::string(), 0555},
         std::tuple{dir + "/bin/corral-shell", std::string(), 0555},
         std::tuple{plan.seccomp_path, plan.seccomp.dump(2) + "\n", 0444}}) {
-    if (auto ok = WriteFile(path, text, static_cast<mode_t>(mode)); !ok) return ok;
+    if (auto ok = WriteFile(path, text, static_cast<unsigned>(mode)); !ok) return ok;
   }
   // The shell names, first in the box's PATH, all corral-shell (mounted over
   // bin/corral-shell). Relative links, so they resolve inside the box too.

@@ -1,0 +1,117 @@
+#include "launcher/box_user.h"
+
+#include <algorithm>
+#include <functional>
+#include <sstream>
+#include <vector>
+
+#include "launcher/project.h"
+
+namespace corral::launcher {
+namespace {
+
+// The fields of each line of a colon-separated file (passwd, group).
+std::vector<std::vector<std::string>> Lines(const std::string& text) {
+  std::vector<std::vector<std::string>> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> fields;
+    std::size_t start = 0;
+    for (std::size_t colon; (colon = line.find(':', start)) != std::string::npos;) {
+      fields.push_back(line.substr(start, colon - start));
+      start = colon + 1;
+    }
+    fields.push_back(line.substr(start));
+    lines.push_back(std::move(fields));
+  }
+  return lines;
+}
+
+bool HasId(const std::string& text, std::uint32_t id) {
+  auto lines = Lines(text);
+  return std::any_of(lines.begin(), lines.end(),
+                     [&](const auto& f) { return f.size() > 2 && f[2] == std::to_string(id); });
+}
+
+std::string FreeName(const std::string& text, std::uint32_t id) {
+  auto lines = Lines(text);
+  bool taken = std::any_of(lines.begin(), lines.end(),
+                           [](const auto& f) { return !f.empty() && f[0] == "corral"; });
+  return taken ? "corral" + std::to_string(id) : "corral";
+}
+
+std::string Appended(const std::string& text, const std::string& line) {
+  if (text.empty() || text.back() == '\n') return text + line + "\n";
+  return text + "\n" + line + "\n";
+}
+
+}  // namespace
+
+std::optional<std::string> WithPasswdLine(const std::string& passwd, std::uint32_t uid,
+                                          std::uint32_t gid, const std::string& home) {
+  if (HasId(passwd, uid)) return std::nullopt;
+  return Appended(passwd, FreeName(passwd, uid) + ":x:" + std::to_string(uid) + ":" +
+                              std::to_string(gid) + ":corral box user:" + home + ":/bin/sh");
+}
+
+std::optional<std::string> WithGroupLine(const std::string& group, std::uint32_t gid) {
+  if (HasId(group, gid)) return std::nullopt;
+  return Appended(group, FreeName(group, gid) + ":x:" + std::to_string(gid) + ":");
+}
+
+std::optional<std::string> FirstFileInTar(std::string_view tar) {
+  if (tar.size() < 512) return std::nullopt;
+  char type = tar[156];
+  if (type != '0' && type != '\0') return std::nullopt;  // a link, a folder, ...
+  std::uint64_t size = 0;
+  for (char c : tar.substr(124, 12)) {
+    if (c == '\0' || c == ' ') {
+      if (size > 0) break;
+      continue;
+    }
+    if (c < '0' || c > '7') return std::nullopt;
+    size = size * 8 + static_cast<std::uint64_t>(c - '0');
+  }
+  if (size > tar.size() - 512) return std::nullopt;
+  return std::string(tar.substr(512, size));
+}
+
+Result<void> NameTheBoxUser(Engine& engine, SessionPlan& plan) {
+  // Rootless Podman runs the box with keep-id, which writes the line itself.
+  if (plan.uid == 0 || (engine.podman() && engine.rootless())) return Ok();
+  std::string home = "/";
+  for (const std::string& line : plan.env) {
+    if (line.rfind("HOME=", 0) == 0) home = line.substr(5);
+  }
+  struct File {
+    const char* path;
+    std::function<std::optional<std::string>(const std::string&)> add;
+  };
+  for (const File& file :
+       {File{"/etc/passwd",
+             [&](const std::string& t) { return WithPasswdLine(t, plan.uid, plan.gid, home); }},
+        File{"/etc/group", [&](const std::string& t) { return WithGroupLine(t, plan.gid); }}}) {
+    auto tar = engine.ImageFile(plan.image, file.path);
+    if (!tar) {
+      log::warn("{}; the box's user may have no name in {} (ssh needs one)", tar.error().message,
+                file.path);
+      continue;
+    }
+    std::optional<std::string> text = *tar ? FirstFileInTar(**tar) : std::string();
+    if (!text) continue;  // not a plain file: left as the image has it
+    auto with_line = file.add(*text);
+    if (!with_line) continue;
+    std::string copy = plan.session_dir + "/" + std::string(file.path).substr(5);  // passwd, group
+    if (auto ok = WriteFile(copy, *with_line, 0444); !ok) return ok;
+    plan.mounts.push_back(
+        {MountKind::kBind,
+         copy,
+         file.path,
+         true,
+         {},
+         std::string("the image's ") + file.path + " with a line for the box's user"});
+  }
+  return Ok();
+}
+
+}  // namespace corral::launcher
