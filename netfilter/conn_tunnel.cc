@@ -55,13 +55,24 @@ Io SendPending(int to, Relay& relay, uint64_t& counter, bool& progress) {
 
 // One direction: send what is pending; once all is sent, read more and try
 // to send it at once.
-Io Move(int from, int to, Relay& relay, bool& from_eof, uint64_t& counter, bool& progress) {
+// `budget`: Limits::relay_budget_bytes, for all tunnels' buffers together
+// (4096 tunnels x 2 directions x 4 MiB would otherwise be 32 GiB).
+Io Move(int from, int to, Relay& relay, std::size_t budget, bool& from_eof, uint64_t& counter,
+        bool& progress) {
   if (SendPending(to, relay, counter, progress) == Io::kError) return Io::kError;
   if (relay.pending > 0 || from_eof) return Io::kOk;
   relay.size = std::max(relay.size, kFirstRelay);
   if (relay.capacity < relay.size) {
-    relay.data.reset(new char[relay.size]);
-    relay.capacity = relay.size;
+    std::size_t size = relay.size;
+    if (size > kFirstRelay && *relay.held - relay.capacity + size > budget) {
+      size = std::max(relay.capacity, kFirstRelay);  // over budget: no bigger
+    }
+    if (relay.capacity < size) {
+      relay.Drop();
+      relay.data.reset(new char[size]);
+      relay.capacity = size;
+      *relay.held += size;
+    }
   }
   ssize_t n = ::recv(from, relay.data.get(), relay.capacity, 0);
   if (n > 0) {
@@ -85,9 +96,7 @@ Io Move(int from, int to, Relay& relay, bool& from_eof, uint64_t& counter, bool&
 // A direction with nothing pending gives its buffer back; the size it grew
 // to is kept for the next burst.
 void Release(Relay& relay) {
-  if (relay.pending > 0) return;
-  relay.data.reset();
-  relay.capacity = 0;
+  if (relay.pending == 0) relay.Drop();
 }
 
 }  // namespace
@@ -98,11 +107,13 @@ void Loop::EnterTunnel(Conn& conn) {
   conn.client_out = "HTTP/1.1 200 Connection established\r\n\r\n";
   conn.deadline = shared_->clock->Now() + shared_->limits.idle_timeout;
   conn.peek_started = false;
+  conn.to_client.held = conn.to_upstream.held = &shared_->relay_bytes;
   PumpTunnel(conn);
 }
 
 void Loop::PumpTunnel(Conn& conn) {
   const int client = conn.client.get(), upstream = conn.upstream.get();
+  const std::size_t budget = shared_->limits.relay_budget_bytes;
   for (int round = 0; round < kRoundsPerEvent; ++round) {
     bool progress = false;
     if (Flush(client, conn.client_out, nullptr, progress) == Io::kError) return Teardown(conn);
@@ -111,10 +122,14 @@ void Loop::PumpTunnel(Conn& conn) {
       char buf[4096];
       while (!conn.client_eof && conn.client_in.size() < shared_->limits.max_client_hello_bytes) {
         ssize_t n = ::read(client, buf, sizeof buf);
-        if (n > 0) conn.client_in.append(buf, static_cast<std::size_t>(n)), progress = true;
-        else if (n == 0) conn.client_eof = true;
-        else if (errno == EAGAIN || errno == EINTR) break;
-        else return Teardown(conn);
+        if (n > 0)
+          conn.client_in.append(buf, static_cast<std::size_t>(n)), progress = true;
+        else if (n == 0)
+          conn.client_eof = true;
+        else if (errno == EAGAIN || errno == EINTR)
+          break;
+        else
+          return Teardown(conn);
       }
       HelloPeek peek = PeekClientHello(conn.client_in);
       if (peek.state == HelloState::kNeedMore) {
@@ -137,8 +152,9 @@ void Loop::PumpTunnel(Conn& conn) {
           auto sni = Canonicalize(peek.server_name);
           if (!sni || sni->name != conn.host.name) {
             conn.status = 403;
-            LogDecision(conn, "deny", "sni-mismatch: TLS server name '" + peek.server_name +
-                                          "' differs from the CONNECT host " + conn.host.name);
+            LogDecision(conn, "deny",
+                        "sni-mismatch: TLS server name '" + peek.server_name +
+                            "' differs from the CONNECT host " + conn.host.name);
             return Teardown(conn);
           }
         }
@@ -148,24 +164,26 @@ void Loop::PumpTunnel(Conn& conn) {
         progress = true;
       }
     }
-    if (conn.client_out.empty() &&
-        Move(upstream, client, conn.to_client, conn.upstream_eof, conn.bytes_down, progress) == Io::kError) {
+    if (conn.client_out.empty() && Move(upstream, client, conn.to_client, budget, conn.upstream_eof,
+                                        conn.bytes_down, progress) == Io::kError) {
       return Teardown(conn);
     }
     if (conn.phase == Conn::Phase::kTunnel) {
-      if (Flush(upstream, conn.upstream_out, &conn.bytes_up, progress) == Io::kError) return Teardown(conn);
+      if (Flush(upstream, conn.upstream_out, &conn.bytes_up, progress) == Io::kError)
+        return Teardown(conn);
       if (conn.upstream_out.empty()) {
         if (conn.client_eof && conn.to_upstream.pending == 0 && !conn.to_upstream.eof_sent) {
           ::shutdown(upstream, SHUT_WR);  // the client's FIN came during the peek
           conn.to_upstream.eof_sent = true;
         }
-        if (Move(client, upstream, conn.to_upstream, conn.client_eof, conn.bytes_up, progress) == Io::kError) {
+        if (Move(client, upstream, conn.to_upstream, budget, conn.client_eof, conn.bytes_up,
+                 progress) == Io::kError) {
           return Teardown(conn);
         }
       }
     }
-    if (conn.client_eof && conn.upstream_eof && conn.to_client.pending == 0 && conn.to_upstream.pending == 0 &&
-        conn.client_out.empty() && conn.upstream_out.empty()) {
+    if (conn.client_eof && conn.upstream_eof && conn.to_client.pending == 0 &&
+        conn.to_upstream.pending == 0 && conn.client_out.empty() && conn.upstream_out.empty()) {
       return Teardown(conn);
     }
     if (!progress) {

@@ -63,6 +63,10 @@ struct Limits {
   std::chrono::milliseconds idle_timeout{600'000};     // a silent tunnel is closed
   int max_tunnels = 4096;                              // 429 past this
   std::size_t max_client_hello_bytes = 16 * 1024 + 5;  // one TLS record
+  // Tunnel relay buffers grow to 4 MiB per direction while bulk data flows;
+  // past this total a buffer grows no more, so many busy tunnels to slow
+  // receivers cannot take the host's memory.
+  std::size_t relay_budget_bytes = 256 * 1024 * 1024;
 };
 
 struct ProxyConfig {
@@ -90,6 +94,8 @@ class Proxy {
   // "127.0.0.1:41234", "[::1]:3128" or "unix:/path": where clients connect.
   std::string address() const;
   uint16_t port() const;  // 0 for a unix socket
+  // Bytes the tunnels' relay buffers hold now.
+  std::size_t relay_bytes() const;
 
   // Swaps the lists for new requests; open tunnels stay open.
   Result<void> Reload(const RuleLists& lists);

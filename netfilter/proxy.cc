@@ -165,6 +165,7 @@ Proxy::~Proxy() { Stop(); }
 
 std::string Proxy::address() const { return impl_->address; }
 uint16_t Proxy::port() const { return impl_->port; }
+std::size_t Proxy::relay_bytes() const { return impl_->shared->relay_bytes.load(); }
 
 Result<void> Proxy::Reload(const RuleLists& lists) {
   auto rules = ParseRules(lists);

@@ -266,8 +266,8 @@ void Loop::CloseUpstream(Conn& conn) {
   conn.upstream_in.clear();
   conn.upstream_out.clear();
   conn.upstream_key.clear();
-  conn.to_upstream = Relay{};
-  conn.to_client = Relay{};
+  conn.to_upstream.Reset();
+  conn.to_client.Reset();
 }
 
 void Loop::Teardown(Conn& conn) {

@@ -20,7 +20,7 @@
 namespace corral::netfilter {
 
 // Everything the loops share. Read-only after Start except `rules` (swapped
-// whole under the mutex by Reload) and the tunnel counter.
+// whole under the mutex by Reload) and the counters.
 struct Shared {
   Limits limits;
   std::string token;
@@ -33,6 +33,7 @@ struct Shared {
   uint16_t self_port = 0;
 
   std::atomic<int> tunnels{0};
+  std::atomic<std::size_t> relay_bytes{0};  // every tunnel's relay buffers together
 
   std::shared_ptr<const Rules> CurrentRules() const {
     std::lock_guard lock(rules_mutex);
@@ -57,6 +58,22 @@ struct Relay {
   std::size_t size = 0;      // what the next buffer is made with
   std::size_t start = 0, pending = 0;
   bool eof_sent = false;    // the other side got our FIN
+  std::atomic<std::size_t>* held = nullptr;  // Shared::relay_bytes, counting `capacity`
+
+  Relay() = default;
+  Relay(const Relay&) = delete;
+  Relay& operator=(const Relay&) = delete;
+  ~Relay() { Drop(); }
+  void Drop() {  // the buffer, not the state
+    if (held) *held -= capacity;
+    data.reset();
+    capacity = 0;
+  }
+  void Reset() {
+    Drop();
+    size = start = pending = 0;
+    eof_sent = false;
+  }
 };
 
 // One client connection, from accept to teardown. Phases change only
