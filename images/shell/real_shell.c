@@ -18,8 +18,10 @@ int shell_find_real(const char* name, char* out, size_t cap) {
   }
   variable[at] = '\0';
   const char* named = getenv(variable);
-  const char* dirs[] = {"/bin/", "/usr/bin/", "/usr/local/bin/"};
-  for (int i = -1; i < 3; ++i) {
+  /* /usr/lib/corral/real/: where images/agent/divert-shells leaves the real
+   * shells of an image whose /bin/sh and /bin/bash are corral-shell. */
+  const char* dirs[] = {"/usr/lib/corral/real/", "/bin/", "/usr/bin/", "/usr/local/bin/"};
+  for (int i = -1; i < 4; ++i) {
     if (i < 0 && (!named || !*named)) continue;
     int n = i < 0 ? snprintf(out, cap, "%s", named) : snprintf(out, cap, "%s%s", dirs[i], name);
     if (n < 0 || (size_t)n >= cap || access(out, X_OK) != 0) continue;

@@ -56,7 +56,8 @@ int shell_ask(const char* socket_path, const char* request, size_t len, int time
               struct shell_buf* reply);
 
 /* The real shell for `name`, never this program: $CORRAL_REAL_<NAME>, then
- * /bin, /usr/bin, /usr/local/bin. 0 with the path in `out`, -1 when none. */
+ * /usr/lib/corral/real (an image with its shells diverted), /bin, /usr/bin,
+ * /usr/local/bin. 0 with the path in `out`, -1 when none. */
 int shell_find_real(const char* name, char* out, size_t cap);
 
 #ifdef __cplusplus

@@ -324,6 +324,35 @@ def main():
         check("after-1" in r.stdout and "corral blocked this" in r.stderr and "unboxed" in r.stderr,
               "unboxed session: the host shim asks the oracle and `aws` is refused",
               r.stdout + r.stderr)
+
+        # 5. An image whose /bin/sh and /bin/bash are diverted to corral-shell
+        # (images/agent/divert-shells): hard-coded shell paths, and a shell
+        # started with an empty environment, are checked too.
+        ctx = work / "diverted"
+        ctx.mkdir()
+        shim_dir = pathlib.Path(SHIM).resolve().parent
+        for program in ("corral-shell", "corral-shim"):
+            shutil.copy(shim_dir / program, ctx / program)
+        shutil.copy(HERE.parent.parent / "images" / "agent" / "divert-shells", ctx)
+        (ctx / "Dockerfile").write_text(
+            "FROM corral-tools:2\n"
+            "COPY corral-shell corral-shim divert-shells /usr/lib/corral/\n"
+            "RUN /usr/lib/corral/divert-shells\n")
+        tag = f"corral-diverted-test-{os.getpid()}:1"
+        script = ("/bin/sh -c 'kubectl get pods'; echo sh-$?; "
+                  "env -i /usr/bin/bash -c 'aws s3 ls'; echo bash-$?; "
+                  "/bin/sh -c 'echo diverted-ok'; /usr/bin/bash -c 'echo bash-ok'")
+        r = run([CORRAL, "run", "--headless", "--image", tag, "--build", str(ctx), "--",
+                 "/bin/busybox", "sh", "-c", script],
+                cwd=proj, env=env, stdin=subprocess.DEVNULL, timeout=300)
+        check("sh-1" in r.stdout and "bash-1" in r.stdout
+              and r.stderr.count("corral blocked this") == 2,
+              "diverted image: /bin/sh and `env -i /usr/bin/bash` are checked; listed commands refused",
+              r.stdout + r.stderr[-600:])
+        check("diverted-ok" in r.stdout and "bash-ok" in r.stdout,
+              "diverted image: other commands run through the real shells", r.stdout)
+        run(["curl", "-s", "--unix-socket", f"/run/corral-test/{ENGINE}.sock", "-X", "DELETE",
+             f"http://d/v1.41/images/{tag}?force=1"])
     finally:
         if sshd:
             sshd.terminate()
