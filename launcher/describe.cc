@@ -28,8 +28,8 @@ std::string DescribePlan(const SessionPlan& plan) {
   out << "\nnetwork: " << plan.network_mode
       << " in the box; out only through the session's proxy (127.0.0.1:3128 inside) to:";
   for (const auto& domain : plan.allowed_domains) out << " " << domain;
-  out << "\nshell commands: checked by the host before they run ($SHELL and the shell "
-         "names in PATH are the shim)\n"
+  out << "\nshell commands: checked by the host before they run ($SHELL, make's and npm's "
+         "shell and the shell names in PATH are corral-shell)\n"
       << "hardening: all capabilities dropped, no-new-privileges, seccomp ("
       << plan.seccomp.value("syscalls", nlohmann::json::array()).size()
       << " rules), read-only root filesystem, no devices\n"
