@@ -51,6 +51,22 @@ static int memory_file(const struct shell_buf* text, unsigned flags) {
   return fd;
 }
 
+/* The script a shell would run: `path` itself, or, like bash, the first
+ * file of that name in PATH when `path` has no slash and is not here. */
+static int open_script(const char* path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  const char* dirs = getenv("PATH");
+  if (fd >= 0 || strchr(path, '/') || !dirs) return fd;
+  char candidate[PATH_MAX];
+  for (const char* dir = dirs; fd < 0 && *dir;) {
+    size_t len = strcspn(dir, ":");
+    int n = snprintf(candidate, sizeof candidate, "%.*s/%s", (int)len, len ? dir : ".", path);
+    if (n > 0 && (size_t)n < sizeof candidate) fd = open(candidate, O_RDONLY | O_CLOEXEC);
+    dir += len + (dir[len] == ':');
+  }
+  return fd;
+}
+
 static int run_real(const char* real, char** argv) {
   execv(real, argv);
   fprintf(stderr, "corral-shell: cannot run %s: %s\n", real, strerror(errno));
@@ -106,7 +122,7 @@ int main(int argc, char** argv) {
     case SHELL_INFO: return run_real(real, argv);
     case SHELL_COMMAND: shell_buf_append(&command, call.text, strlen(call.text)); break;
     case SHELL_SCRIPT: {
-      int fd = open(call.text, O_RDONLY | O_CLOEXEC);
+      int fd = open_script(call.text);
       if (fd >= 0) {
         read_up_to(fd, &command, kMaxScriptBytes); /* the first MiB is what is checked */
         close(fd);

@@ -93,6 +93,16 @@ TEST_F(ShellBinaryTest, ScriptsAndPipedTextAreCheckedByTheirText) {
   EXPECT_EQ(Asked(1), "echo piped\n");
 }
 
+TEST_F(ShellBinaryTest, AScriptFoundInPathIsCheckedByItsText) {
+  std::filesystem::create_directories(oracle_.dir() / "tools");
+  std::ofstream(oracle_.dir() / "tools" / "rollout") << "echo rolling\n";
+  oracle_.Serve(kAllow);
+  Outcome run = Run("PATH=\"$PWD/tools:$PATH\" \"$BIN/bash\" rollout");
+  oracle_.Join();
+  EXPECT_EQ(run.out, "rolling\n") << run.err;  // bash found it in PATH too
+  EXPECT_EQ(Asked(), "echo rolling\n");
+}
+
 TEST_F(ShellBinaryTest, BashEnvIsCheckedWithTheCommand) {
   std::ofstream(oracle_.dir() / "env.sh") << "kubectl delete ns prod\n";
   oracle_.Serve(kAllow);
