@@ -20,9 +20,11 @@ int shell_is_name(const char* argv0) {
   return 0;
 }
 
-/* bash's long options that take the next argument. */
+/* Long options that take the next argument: bash's --rcfile and
+ * --init-file, zsh's --emulate. */
 static int long_takes_argument(const char* opt) {
-  return strcmp(opt, "--rcfile") == 0 || strcmp(opt, "--init-file") == 0;
+  return strcmp(opt, "--rcfile") == 0 || strcmp(opt, "--init-file") == 0 ||
+         strcmp(opt, "--emulate") == 0;
 }
 
 struct shell_call shell_parse_args(int count, char* const* args) {

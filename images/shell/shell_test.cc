@@ -45,6 +45,7 @@ TEST(ShellArgsTest, FindsCommandTextInAnyFlagOrder) {
   EXPECT_EQ(ParseText({"-c", "-e", "x"}), "x");  // bash takes the first operand
   EXPECT_EQ(ParseText({"--norc", "--login", "-c", "x", "name", "arg"}), "x");
   EXPECT_EQ(ParseText({"--rcfile", "f", "-c", "x"}), "x");
+  EXPECT_EQ(ParseText({"--emulate", "sh", "-c", "x"}), "x");  // zsh
   EXPECT_EQ(ParseText({"-c", "--", "x"}), "x");
   EXPECT_EQ(Parse({"+O", "extglob", "-c", "x"}).kind, SHELL_COMMAND);
   EXPECT_EQ(ParseText({"-c"}), "");
