@@ -1,4 +1,5 @@
-// corral's foundation: error values, owned file descriptors, logging.
+// corral's foundation: error values, owned file descriptors (and writing
+// all of a buffer to one), logging.
 // The one public header of base/; every other folder may include it.
 #pragma once
 

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstddef>
 #include <utility>
 
 namespace corral {
@@ -31,5 +33,18 @@ class UniqueFd {
  private:
   int fd_ = -1;
 };
+
+// Writes all of `data` with write(2), again after EINTR and short writes;
+// false when the descriptor refuses.
+inline bool WriteAll(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
 
 }  // namespace corral

@@ -23,17 +23,6 @@ void OnSignal(int sig) {
   errno = saved;
 }
 
-bool WriteAll(int fd, const char* data, std::size_t size) {
-  while (size > 0) {
-    ssize_t n = ::write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
 // Docker's multiplexed stream: 8-byte headers {stream, 0, 0, 0, size (BE32)}.
 class Demux {
  public:

@@ -12,21 +12,12 @@
 #include <cstring>
 #include <thread>
 
+#include "base/base.h"
+
 namespace corral::shim {
 namespace {
 
 constexpr std::size_t kBuffer = 64 * 1024;
-
-bool WriteAll(int fd, const char* data, std::size_t size) {
-  while (size > 0) {
-    ssize_t n = ::write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
 
 // Ends the writing side: a socket is shut down for writing; a pipe (ssh's
 // end of `connect`) is closed, which is how a pipe says "no more".
