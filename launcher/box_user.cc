@@ -1,7 +1,6 @@
 #include "launcher/box_user.h"
 
 #include <algorithm>
-#include <functional>
 #include <sstream>
 #include <vector>
 
@@ -11,8 +10,10 @@ namespace corral::launcher {
 namespace {
 
 // The fields of each line of a colon-separated file (passwd, group).
-std::vector<std::vector<std::string>> Lines(const std::string& text) {
-  std::vector<std::vector<std::string>> lines;
+using Fields = std::vector<std::vector<std::string>>;
+
+Fields Lines(const std::string& text) {
+  Fields lines;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
     std::vector<std::string> fields;
@@ -27,14 +28,12 @@ std::vector<std::vector<std::string>> Lines(const std::string& text) {
   return lines;
 }
 
-bool HasId(const std::string& text, std::uint32_t id) {
-  auto lines = Lines(text);
+bool HasId(const Fields& lines, std::uint32_t id) {
   return std::any_of(lines.begin(), lines.end(),
                      [&](const auto& f) { return f.size() > 2 && f[2] == std::to_string(id); });
 }
 
-std::string FreeName(const std::string& text, std::uint32_t id) {
-  auto lines = Lines(text);
+std::string FreeName(const Fields& lines, std::uint32_t id) {
   bool taken = std::any_of(lines.begin(), lines.end(),
                            [](const auto& f) { return !f.empty() && f[0] == "corral"; });
   return taken ? "corral" + std::to_string(id) : "corral";
@@ -49,14 +48,16 @@ std::string Appended(const std::string& text, const std::string& line) {
 
 std::optional<std::string> WithPasswdLine(const std::string& passwd, std::uint32_t uid,
                                           std::uint32_t gid, const std::string& home) {
-  if (HasId(passwd, uid)) return std::nullopt;
-  return Appended(passwd, FreeName(passwd, uid) + ":x:" + std::to_string(uid) + ":" +
+  Fields lines = Lines(passwd);
+  if (HasId(lines, uid)) return std::nullopt;
+  return Appended(passwd, FreeName(lines, uid) + ":x:" + std::to_string(uid) + ":" +
                               std::to_string(gid) + ":corral box user:" + home + ":/bin/sh");
 }
 
 std::optional<std::string> WithGroupLine(const std::string& group, std::uint32_t gid) {
-  if (HasId(group, gid)) return std::nullopt;
-  return Appended(group, FreeName(group, gid) + ":x:" + std::to_string(gid) + ":");
+  Fields lines = Lines(group);
+  if (HasId(lines, gid)) return std::nullopt;
+  return Appended(group, FreeName(lines, gid) + ":x:" + std::to_string(gid) + ":");
 }
 
 std::optional<std::string> FirstFileInTar(std::string_view tar) {
@@ -79,37 +80,35 @@ std::optional<std::string> FirstFileInTar(std::string_view tar) {
 Result<void> NameTheBoxUser(Engine& engine, SessionPlan& plan) {
   // Rootless Podman runs the box with keep-id, which writes the line itself.
   if (plan.uid == 0 || (engine.podman() && engine.rootless())) return Ok();
+  auto tars = engine.ImageFiles(plan.image, {"/etc/passwd", "/etc/group"});
+  if (!tars) {
+    log::warn("{}; the box's user may have no name in /etc/passwd (ssh needs one)",
+              tars.error().message);
+    return Ok();
+  }
+  // Each file's text, "" when the image has none, nullopt when it is not a
+  // plain file (then it is left as the image has it).
+  auto text = [](const std::optional<std::string>& tar) {
+    return tar ? FirstFileInTar(*tar) : std::optional<std::string>("");
+  };
+  std::optional<std::string> passwd = text((*tars)[0]), group = text((*tars)[1]);
   std::string home = "/";
   for (const std::string& line : plan.env) {
     if (line.rfind("HOME=", 0) == 0) home = line.substr(5);
   }
-  struct File {
-    const char* path;
-    std::function<std::optional<std::string>(const std::string&)> add;
-  };
-  for (const File& file :
-       {File{"/etc/passwd",
-             [&](const std::string& t) { return WithPasswdLine(t, plan.uid, plan.gid, home); }},
-        File{"/etc/group", [&](const std::string& t) { return WithGroupLine(t, plan.gid); }}}) {
-    auto tar = engine.ImageFile(plan.image, file.path);
-    if (!tar) {
-      log::warn("{}; the box's user may have no name in {} (ssh needs one)", tar.error().message,
-                file.path);
-      continue;
-    }
-    std::optional<std::string> text = *tar ? FirstFileInTar(**tar) : std::string();
-    if (!text) continue;  // not a plain file: left as the image has it
-    auto with_line = file.add(*text);
+  if (passwd) passwd = WithPasswdLine(*passwd, plan.uid, plan.gid, home);
+  if (group) group = WithGroupLine(*group, plan.gid);
+  for (const auto& [path, with_line] :
+       {std::pair{"/etc/passwd", passwd}, std::pair{"/etc/group", group}}) {
     if (!with_line) continue;
-    std::string copy = plan.session_dir + "/" + std::string(file.path).substr(5);  // passwd, group
+    std::string copy = plan.session_dir + "/" + std::string(path).substr(5);  // passwd, group
     if (auto ok = WriteFile(copy, *with_line, 0444); !ok) return ok;
-    plan.mounts.push_back(
-        {MountKind::kBind,
-         copy,
-         file.path,
-         true,
-         {},
-         std::string("the image's ") + file.path + " with a line for the box's user"});
+    plan.mounts.push_back({MountKind::kBind,
+                           copy,
+                           path,
+                           true,
+                           {},
+                           std::string("the image's ") + path + " with a line for the box's user"});
   }
   return Ok();
 }

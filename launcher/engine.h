@@ -58,10 +58,11 @@ class Engine {
   // message in the stream is the error.
   Result<void> Build(int context_tar, const std::string& tag,
                      const std::function<void(const nlohmann::json&)>& on_message);
-  // The tar the engine gives for `path` in `image` (through a
-  // container created and removed without starting), or nullopt when the
-  // image has no such file.
-  Result<std::optional<std::string>> ImageFile(const std::string& image, const std::string& path);
+  // The tar the engine gives for each of `paths` in `image` (through one
+  // container created and removed without starting), or nullopt for a path
+  // the image does not have.
+  Result<std::vector<std::optional<std::string>>> ImageFiles(const std::string& image,
+                                                             const std::vector<std::string>& paths);
   Result<std::string> Create(const SessionPlan& plan);  // the container id
   Result<void> Start(const std::string& id);
   Result<RawConnection> Attach(const std::string& id);

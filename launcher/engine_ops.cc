@@ -116,22 +116,33 @@ nlohmann::json CreateBody(const SessionPlan& plan, bool podman, bool rootless) {
   return libpod::Render(keep_id);
 }
 
-Result<std::optional<std::string>> Engine::ImageFile(const std::string& image,
-                                                     const std::string& path) {
+Result<std::vector<std::optional<std::string>>> Engine::ImageFiles(
+    const std::string& image, const std::vector<std::string>& paths) {
+  std::string what = "read files from " + image;
   nlohmann::json body = {{"Image", image},
                          {"Cmd", {"/corral-reads-a-file"}},  // never started
                          {"NetworkDisabled", true},
-                         {"Labels", {{"corral.purpose", "read " + path}}}};
+                         {"Labels", {{"corral.purpose", "read files"}}}};
   auto created = Call("POST", "/containers/create", body.dump(), 30000);
-  if (auto ok = Expect(created, "read " + path + " from " + image); !ok) return ok.error();
+  if (auto ok = Expect(created, what); !ok) return ok.error();
   auto json = nlohmann::json::parse(created->body, nullptr, false);
-  if (!json.is_object() || !json["Id"].is_string()) return Error("read " + path + ": no Id");
+  if (!json.is_object() || !json["Id"].is_string()) return Error(what + ": no Id");
   std::string id = json["Id"];
-  auto archive = Call("GET", "/containers/" + id + "/archive?path=" + Escape(path), "", 30000);
+  std::vector<std::optional<std::string>> files;
+  for (const std::string& path : paths) {
+    auto archive = Call("GET", "/containers/" + id + "/archive?path=" + Escape(path), "", 30000);
+    if (archive && archive->status == 404) {
+      files.emplace_back();
+      continue;
+    }
+    if (auto ok = Expect(archive, what); !ok) {
+      (void)Remove(id);
+      return ok.error();
+    }
+    files.emplace_back(std::move(archive->body));
+  }
   (void)Remove(id);
-  if (archive && archive->status == 404) return std::optional<std::string>();
-  if (auto ok = Expect(archive, "read " + path + " from " + image); !ok) return ok.error();
-  return std::optional<std::string>(std::move(archive->body));
+  return files;
 }
 
 Result<std::string> Engine::Create(const SessionPlan& plan) {
