@@ -99,18 +99,20 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   input.agent_command = std::move(agent_command);
   input.image = image;
   if (options.headless) input.tty = false;
-  if (input.shim_path.empty() || input.shell_path.empty()) {
-    return Error(std::string(input.shim_path.empty() ? "corral-shim was not found beside corral"
-                                                     : "corral-shell was not found beside " +
-                                                           input.shim_path) +
-                 ": reinstall corral, or set CORRAL_SHIM to the shim's path (corral-shell "
-                 "must be in the same folder)");
+  if (input.shim_path.empty()) {
+    return Error(
+        "corral-shim was not found beside corral: reinstall corral, or set CORRAL_SHIM "
+        "to its path");
+  }
+  if (input.shell_path.empty()) {
+    return Error("corral-shell was not found beside " + input.shim_path +
+                 ": reinstall corral (the two are installed side by side), or set CORRAL_SHIM to "
+                 "a shim that has corral-shell in its folder");
   }
   if (input.agent_command.empty()) {
     return Error("no agent to run: name one (corral run claude) or a command after --");
   }
-  BoxDecision box =
-      DecideBox(policy.level, options.headless, input.tty, Watching(policy.presence));
+  BoxDecision box = DecideBox(policy.level, options.headless, input.tty, Watching(policy.presence));
   if (!box.boxed) return RunUnboxed(policy, input, options, box.why);
   auto plan = MakePlan(input);
   if (!plan) return plan.error();

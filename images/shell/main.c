@@ -78,14 +78,13 @@ static int run_real(const char* real, char** argv) {
  * the real shell. Without it nothing runs. */
 static int check_locally(const char* real, const struct shell_buf* command, int argc, char** argv) {
   char shim[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", shim, sizeof shim - 16);
-  char* slash = n > 0 ? memchr(shim, '/', (size_t)n) : NULL;
-  if (slash) {
+  ssize_t n = readlink("/proc/self/exe", shim, sizeof shim - 16); /* room for the new name */
+  char* slash = NULL;
+  if (n > 0) {
     shim[n] = '\0';
-    strcpy(strrchr(shim, '/') + 1, "corral-shim");
-  } else {
-    strcpy(shim, "/run/corral/bin/corral-shim");
+    slash = strrchr(shim, '/');
   }
+  strcpy(slash ? slash + 1 : shim, slash ? "corral-shim" : "/run/corral/bin/corral-shim");
   int fd = memory_file(command, 0); /* kept open across exec for the shim */
   char fd_text[16];
   snprintf(fd_text, sizeof fd_text, "%d", fd);
