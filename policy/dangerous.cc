@@ -74,6 +74,23 @@ std::optional<DangerousMatch> CheckKill(std::span<const Arg> args) {
   return std::nullopt;
 }
 
+// git checkout . / git restore . (also -- . and :/): the working tree's
+// uncommitted changes are thrown away. git restore --staged alone only
+// unstages, so it is left out.
+bool DiscardsWholeTree(std::string_view sub, std::span<const Arg> args) {
+  bool whole = false;
+  bool staged_only = false;
+  bool worktree = false;
+  for (std::size_t i = 2; i < args.size(); ++i) {
+    std::string_view t = args[i].text;
+    if (OneOf(t, {".", "./", ":/", "*", ":/*"})) whole = true;
+    if (t == "--staged" || t == "-S") staged_only = true;
+    if (t == "--worktree" || t == "-W") worktree = true;
+  }
+  if (sub == "restore" && staged_only && !worktree) return false;
+  return whole;
+}
+
 std::optional<DangerousMatch> CheckGit(std::span<const Arg> args) {
   if (args.size() < 2) return std::nullopt;
   std::string_view sub = args[1].text;
@@ -83,8 +100,9 @@ std::optional<DangerousMatch> CheckGit(std::span<const Arg> args) {
   if (sub == "push") {
     for (std::size_t i = 2; i < args.size(); ++i) {
       std::string_view t = args[i].text;
-      if (t == "--force" || t.starts_with("--force-with-lease") || t == "--mirror" ||
-          (t.size() > 1 && t[0] == '+') ||
+      // --force-with-lease is the safer variant: it refuses to overwrite
+      // work it has not seen, so it is not flagged.
+      if (t == "--force" || t == "--mirror" || (t.size() > 1 && t[0] == '+') ||
           (t.size() > 1 && t[0] == '-' && t[1] != '-' && t.find('f') != std::string_view::npos)) {
         return Make(kGitHistoryRewrite, "force push rewrites the remote's history");
       }
@@ -92,6 +110,15 @@ std::optional<DangerousMatch> CheckGit(std::span<const Arg> args) {
     return std::nullopt;
   }
   if (sub == "reset" && has("--hard")) return Make(kGitHistoryRewrite, "git reset --hard");
+  if (sub == "branch" && (HasOption(args.subspan(1), "D", "") ||
+                          (HasOption(args.subspan(1), "d", "--delete") &&
+                           HasOption(args.subspan(1), "f", "--force")))) {
+    return Make(kGitHistoryRewrite, "git branch -D deletes a branch even if it is not merged");
+  }
+  if (OneOf(sub, {"checkout", "restore"}) && DiscardsWholeTree(sub, args)) {
+    return Make(kGitHistoryRewrite,
+                "git " + std::string(sub) + " . discards every uncommitted change");
+  }
   if (sub == "rebase") return Make(kGitHistoryRewrite, "git rebase rewrites commits");
   if (sub == "filter-branch" || sub == "filter-repo") {
     return Make(kGitHistoryRewrite, "rewrites the repository's history");
@@ -128,7 +155,7 @@ std::optional<DangerousMatch> CheckDangerousCommand(std::string_view name,
       "shutdown", "reboot", "halt", "poweroff", "systemctl", "loginctl", "init", "telinit",
       "mkswap", "fdisk", "sfdisk", "cfdisk", "gdisk", "sgdisk", "parted", "wipefs", "mkdosfs",
       "mkntfs", "mformat", "blkdiscard", "dd", "shred", "srm", "wipe", "scrub", "rm", "find",
-      "kill", "pkill", "killall", "git"};
+      "kill", "pkill", "killall", "git", "diskutil"};
   if (!kNames->count(name) && !name.starts_with("mkfs") && !name.starts_with("mke2fs")) {
     return std::nullopt;
   }
@@ -164,6 +191,16 @@ std::optional<DangerousMatch> CheckDangerousCommand(std::string_view name,
       OneOf(args[1].text, {"0", "6", "1", "s", "S"})) {
     return Make(kPowerState, std::string(name) + " changes the runlevel");
   }
+  if (name == "diskutil") {
+    for (std::size_t i = 1; i < args.size(); ++i) {
+      std::string_view t = args[i].text;
+      if (t.starts_with("erase") || t.starts_with("partition") || t.starts_with("reformat") ||
+          OneOf(t, {"zeroDisk", "randomDisk", "secureErase", "splitPartition", "mergePartitions"})) {
+        return Make(kDiskFormat, "diskutil " + std::string(t) + " formats or partitions a disk");
+      }
+    }
+    return std::nullopt;
+  }
   if (name.starts_with("mkfs") || name.starts_with("mke2fs") ||
       OneOf(name, {"mkswap", "fdisk", "sfdisk", "cfdisk", "gdisk", "sgdisk", "parted", "wipefs",
                    "mkdosfs", "mkntfs", "mformat", "blkdiscard"})) {
@@ -190,7 +227,7 @@ std::optional<DangerousMatch> CheckDangerousCommand(std::string_view name,
   }
   if (OneOf(name, {"kill"})) return CheckKill(args);
   if (OneOf(name, {"pkill", "killall"}) && args.size() > 1 &&
-      OneOf(args.back().text, {"init", "systemd"})) {
+      OneOf(args.back().text, {"1", "init", "systemd"})) {
     return Make(kKillInit, std::string(name) + " " + std::string(args.back().text));
   }
   if (name == "git") return CheckGit(args);
