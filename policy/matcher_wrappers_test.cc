@@ -61,7 +61,20 @@ INSTANTIATE_TEST_SUITE_P(WithOptions, Wrappers, ::testing::Values(
     N("tmux ls"), N("screen -ls"),
     L("sudo -s <<EOF\naws s3 ls\nEOF", "aws"), L("sudo -i <<< 'kubectl get'", "kubectl"),
     L("echo 'aws s3 ls' | su - bob", "aws"), L("ssh host <<'EOF'\nkubectl get pods\nEOF", "kubectl"),
-    U("curl -s x | sudo -s"), N("sudo -v"), N("sudo -l"), N("sudo -k && ls")));
+    U("curl -s x | sudo -s"), N("sudo -v"), N("sudo -l"), N("sudo -k && ls"),
+    L("setpriv --reuid 1000 --regid 1000 --clear-groups aws", "aws"),
+    L("setpriv --nnp kubectl get", "kubectl"), L("prlimit --nofile=100 aws", "aws"),
+    L("prlimit -n100 -p 1 aws", "aws"), L("fakeroot -- aws", "aws"), L("fakeroot -u aws", "aws"),
+    L("numactl -N0 aws", "aws"), L("numactl --interleave=all kubectl", "kubectl"),
+    L("perf stat -e cycles aws", "aws"), L("perf record -g -- aws", "aws"),
+    L("cgexec -g cpu:grp aws", "aws"), L("setarch x86_64 -R aws", "aws"),
+    L("ssh-agent bash -c 'aws s3 ls'", "aws"), L("setuidgid bob aws", "aws"),
+    L("envdir ./env aws", "aws"), L("/lib64/ld-linux-x86-64.so.2 /usr/bin/aws s3 ls", "aws"),
+    L("ld.so --library-path /x /usr/local/bin/kubectl", "kubectl"),
+    L("bwrap --ro-bind / / --dev /dev --unshare-net aws s3 ls", "aws"),
+    L("bwrap --bind /a /b --setenv A B -- kubectl", "kubectl"),
+    L("bwrap --overlay /rw /work /x --proc /proc aws", "aws"),
+    N("bwrap --ro-bind /aws /x ls"), N("perf report"), N("numactl --hardware")));
 
 // A user may list a wrapper itself: it is checked before it is stripped.
 TEST(WrapperEntries, WrapperIsCheckedFirst) {

@@ -113,7 +113,74 @@ constexpr WrapperSpec kWrappers[] = {
              "respawn-window respawnw send-keys send run-shell run display-popup popup",
      "tsncxyeFlfTL", "dPhvkbrEaRZ", "", "", 0, "", 0, kJoinShell},
     {"screen", "", "SceptThsl", "dmDRrUaAiLOqx", "", "", 0, "", 0, 0},
+    {"setpriv", "", "", "d",
+     "reuid regid groups inh-caps ambient-caps bounding-set securebits pdeathsig selinux-label "
+     "apparmor-profile landlock-access landlock-rule seccomp-filter ptracer",
+     "dump nnp no-new-privs init-groups keep-groups clear-groups reset-env", 0, "", 0, 0},
+    {"prlimit", "", "po", "cdefilmnqrstuvxy", "pid output",
+     "core data fsize memlock rss nofile stack cpu nproc as locks sigpending msgqueue nice "
+     "rtprio rttime noheadings raw verbose",
+     0, "", 0, 0},
+    {"fakeroot", "", "lfsib", "uhv", "lib faked", "unknown-is-real", 0, "", 0, 0},
+    {"numactl", "", "imNCpPw", "laHsSb",
+     "interleave membind cpunodebind physcpubind preferred preferred-many weighted-interleave",
+     "localalloc all show hardware balancing", 0, "", 0, 0},
+    {"perf", "stat record trace", "eopCGtIrcFmuxDj", "agvqsnAdPRBiNT",
+     "event pid tid output cpu cgroup repeat delay", "all-cpus verbose", 0, "", 0, 0},
+    {"cgexec", "", "g", "", "", "sticky", 0, "", 0, 0},
+    {"runcon", "", "urtl", "c", "user role type range", "compute", 0, "", 0, 0},
+    {"setarch", "", "", "vRFZLXBIST3", "", "", 0, "", 1, 0},
+    {"linux32", "", "", "vRFZLXBIST3", "", "", 0, "", 0, 0},
+    {"linux64", "", "", "vRFZLXBIST3", "", "", 0, "", 0, 0},
+    {"ssh-agent", "", "aEPt", "cDdks", "", "", 0, "", 0, 0},
+    {"dbus-launch", "", "", "", "config-file", "sh-syntax csh-syntax auto-syntax exit-with-session",
+     0, "", 0, 0},
+    {"setuidgid", "", "", "", "", "", 0, "", 1, 0},
+    {"envuidgid", "", "", "", "", "", 0, "", 1, 0},
+    {"envdir", "", "", "", "", "", 0, "", 1, 0},
+    {"softlimit", "", "mdsalfoprct", "", "", "", 0, "", 0, 0},
+    {"chpst", "", "uUenlLmdofcprt", "vP012", "", "", 0, "", 0, 0},
+    // The dynamic loader runs any program given to it (ld.so /usr/bin/aws).
+    {"ld.so", "", "", "", "library-path preload argv0 audit glibc-hwcaps-prepend glibc-hwcaps-mask",
+     "inhibit-cache inhibit-rpath list verify list-tunables list-diagnostics", 0, "", 0, 0},
+    {"ld-linux-x86-64.so.2", "", "", "",
+     "library-path preload argv0 audit glibc-hwcaps-prepend glibc-hwcaps-mask",
+     "inhibit-cache inhibit-rpath list verify list-tunables list-diagnostics", 0, "", 0, 0},
+    {"ld-linux-aarch64.so.1", "", "", "",
+     "library-path preload argv0 audit glibc-hwcaps-prepend glibc-hwcaps-mask",
+     "inhibit-cache inhibit-rpath list verify list-tunables list-diagnostics", 0, "", 0, 0},
+    {"ld-linux.so.2", "", "", "", "library-path preload argv0 audit",
+     "inhibit-cache inhibit-rpath list verify", 0, "", 0, 0},
+    {"ld-musl-x86_64.so.1", "", "", "", "library-path preload argv0", "list", 0, "", 0, 0},
+    {"ld-musl-aarch64.so.1", "", "", "", "library-path preload argv0", "list", 0, "", 0, 0},
+    // bubblewrap: NAME:2 marks options that take two arguments.
+    {"bwrap", "", "", "",
+     "bind:2 bind-try:2 dev-bind:2 dev-bind-try:2 ro-bind:2 ro-bind-try:2 symlink:2 setenv:2 "
+     "file:2 bind-data:2 ro-bind-data:2 chmod:2 overlay:3 proc dev tmpfs dir uid gid hostname "
+     "chdir unsetenv lock-file sync-fd info-fd json-status-fd block-fd userns-block-fd seccomp "
+     "add-seccomp-fd exec-label file-label cap-add cap-drop args userns userns2 pidns argv0 "
+     "remount-ro mqueue overlay-src tmp-overlay ro-overlay perms size",
+     "unshare-all unshare-user unshare-user-try unshare-ipc unshare-pid unshare-net unshare-uts "
+     "unshare-cgroup unshare-cgroup-try share-net die-with-parent as-pid-1 new-session clearenv "
+     "disable-userns assert-userns-disabled level-prefix",
+     0, "", 0, 0},
 };
+
+// How many arguments a long option in `list` takes: 0 when it is not there,
+// else 1, or N when written NAME:N.
+int LongArity(std::string_view list, std::string_view name) {
+  while (!list.empty()) {
+    std::size_t space = list.find(' ');
+    std::string_view entry = list.substr(0, space);
+    std::size_t colon = entry.find(':');
+    if (entry.substr(0, colon) == name) {
+      return colon == std::string_view::npos ? 1 : entry[colon + 1] - '0';
+    }
+    if (space == std::string_view::npos) break;
+    list.remove_prefix(space + 1);
+  }
+  return 0;
+}
 
 bool InList(std::string_view list, std::string_view word) {
   while (!list.empty()) {
@@ -227,7 +294,9 @@ WrapperPlan PlanWrapper(const WrapperSpec& spec, std::span<const Arg> args, std:
         std::string_view name = t.substr(2, eq == std::string_view::npos ? eq : eq - 2);
         if (eq != std::string_view::npos || InList(spec.long_flags, name)) {
           push(s.i + 1, s.left, false);
-        } else if (InList(spec.long_args, name) || InList(spec.shell_long, name)) {
+        } else if (int arity = LongArity(spec.long_args, name); arity > 0) {
+          push(s.i + 1 + static_cast<std::size_t>(arity), s.left, false);
+        } else if (InList(spec.shell_long, name)) {
           push(s.i + 2, s.left, false);
         } else {
           push(s.i + 1, s.left, false);
