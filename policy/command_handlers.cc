@@ -422,10 +422,14 @@ void Walker::HandleSource(std::span<const Arg> args, const Ctx& ctx) {
 }
 
 void Walker::HandleEnv(std::span<const Arg> original, const Ctx& ctx) {
-  std::vector<Arg> args(original.begin(), original.end());
+  // The words are copied only when env -S splits one: env env env ... stays
+  // linear.
+  std::span<const Arg> args = original;
+  std::vector<Arg> owned;
   std::size_t i = 1;
   auto split_into = [&](std::size_t at, std::size_t remove, const Arg& source,
                         std::string_view text) {
+    if (owned.empty()) owned.assign(args.begin(), args.end());
     std::vector<Arg> pieces;
     for (std::string& word : SplitEnvString(text)) {
       ctx.storage->push_front(std::move(word));
@@ -434,9 +438,10 @@ void Walker::HandleEnv(std::span<const Arg> original, const Ctx& ctx) {
       piece.flags = 0;
       pieces.push_back(piece);
     }
-    args.erase(args.begin() + static_cast<std::ptrdiff_t>(at),
-               args.begin() + static_cast<std::ptrdiff_t>(std::min(at + remove, args.size())));
-    args.insert(args.begin() + static_cast<std::ptrdiff_t>(at), pieces.begin(), pieces.end());
+    owned.erase(owned.begin() + static_cast<std::ptrdiff_t>(at),
+                owned.begin() + static_cast<std::ptrdiff_t>(std::min(at + remove, owned.size())));
+    owned.insert(owned.begin() + static_cast<std::ptrdiff_t>(at), pieces.begin(), pieces.end());
+    args = owned;
   };
   int splits = 0;
   while (i < args.size()) {
@@ -520,7 +525,7 @@ void Walker::HandleEnv(std::span<const Arg> original, const Ctx& ctx) {
     break;
   }
   if (i < args.size()) {
-    Resolve(std::span<const Arg>(args).subspan(i), ctx);
+    Resolve(args.subspan(i), ctx);
   } else if (ctx.appended) {
     Undetermined("the command env runs comes from its input", &args[0]);
   }

@@ -126,6 +126,12 @@ TEST(Limits, DeepNestingFailsClosedWithoutOverflow) {
   std::string arith;
   for (int i = 0; i < 20000; ++i) arith += "((";
   EXPECT_EQ(M().Check(arith).finding, Finding::kUndetermined);
+  // Expansions nest by recursion too: ${ ${ ..., $(( $(( ..., "${x:-"${x:-...
+  for (const char* open : {"${", "$((", "${x:-\"", "\"$((", "$((x["}) {
+    std::string expansions;
+    while (expansions.size() < 600000) expansions += open;
+    EXPECT_EQ(M().Check(expansions + "aws").finding, Finding::kUndetermined) << open;
+  }
 }
 
 TEST(Limits, WrapperChainsFailClosedWithoutOverflow) {
@@ -138,6 +144,12 @@ TEST(Limits, WrapperChainsFailClosedWithoutOverflow) {
   command.clear();
   for (int i = 0; i < 100000; ++i) command += "env -S ";
   M().Check(command + "ls");
+  // A long chain of env is decided in time linear in its length.
+  command.clear();
+  for (int i = 0; i < 200000; ++i) command += "env A=1 ";
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(M().Check(command + "ls").finding, Finding::kUndetermined);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
   EXPECT_EQ(M().Check("sudo nice env timeout 5 nohup sudo aws").entry, "aws");
 }
 

@@ -45,9 +45,13 @@ void Parser::ScanDollar(Word& word, bool in_double_quotes) {
   if (c == '(') {
     std::size_t k = Skip(j + 1);
     if (k < end_ && src_[k] == '(') {
+      // $(( $(( ... nests by recursion: bounded like any other nesting.
+      if (!Enter()) return;
       pos_ = k + 1;
       std::size_t heredocs = heredocs_.size();
-      if (ScanArithmetic()) {
+      bool arithmetic = ScanArithmetic();
+      Leave();
+      if (arithmetic) {
         AddExpansion(word, in_double_quotes);
         return;
       }
@@ -94,6 +98,8 @@ void Parser::ScanParameter(Word& word, bool in_double_quotes) {
     AddExpansion(word, in_double_quotes);
     return;
   }
+  // ${x:-${y:-...}} nests by recursion: bounded like any other nesting.
+  if (!Enter()) return;
   std::size_t name_begin = pos_;
   std::size_t k = pos_;
   while (k < end_ && IsNameChar(src_[k])) ++k;
@@ -130,6 +136,7 @@ void Parser::ScanParameter(Word& word, bool in_double_quotes) {
     if (scratch.text.size() > 4096) scratch.text.clear();
   }
   pos_ = std::min(pos_, end_);
+  Leave();
   word.var = name;
   AddExpansion(word, in_double_quotes);
 }
