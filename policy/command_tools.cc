@@ -168,6 +168,29 @@ void Walker::HandleGit(std::span<const Arg> args, const Ctx& ctx) {
   normalized.push_back(args[0]);
   for (std::size_t k = sub; k < args.size(); ++k) normalized.push_back(args[k]);
   bool push = normalized.size() > 1 && normalized[1].text == "push";
+  if (push) {
+    // git -c remote.origin.push=+main:main push forces through its config:
+    // the refspec counts as if it were written on the command line.
+    for (std::size_t index : configs) {
+      std::string_view t = args[index].text;
+      std::size_t eq = t.find('=');
+      if (eq == std::string_view::npos) continue;
+      std::string_view key = t.substr(0, eq);
+      std::string_view value = t.substr(eq + 1);
+      if (!key.starts_with("remote.")) continue;
+      Arg word = args[index];
+      word.flags &= ~shell::kGlob;  // refs/heads/* names refs, not files
+      if (key.ends_with(".push")) {
+        word.text = value;
+      } else if (key.ends_with(".mirror") && value != "false" && value != "no" &&
+                 value != "off" && value != "0") {
+        word.text = "--mirror";
+      } else {
+        continue;
+      }
+      normalized.push_back(word);
+    }
+  }
   CheckList("git", normalized, push);
   Danger(CheckDangerousCommand("git", normalized));
   if (normalized.size() < 2) return;
