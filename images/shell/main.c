@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "images/shell/shell.h"
@@ -67,6 +68,23 @@ static int open_script(const char* path) {
   return fd;
 }
 
+/* Reads a script that is not a regular file (a pipe) into `text`, keeps a
+ * copy in a memory file left open across exec, and points the script's
+ * operand in argv at it: 0, 1 when it holds more than kMaxStdinBytes, -1
+ * when the copy failed. */
+static int hand_over_script(int fd, struct shell_buf* text, int argc, char** argv,
+                            const char* operand) {
+  static char path[32];
+  if (read_up_to(fd, text, kMaxStdinBytes) != 0) return 1;
+  int copy = memory_file(text, 0);
+  if (copy < 0 || text->failed) return -1;
+  snprintf(path, sizeof path, "/proc/self/fd/%d", copy);
+  for (int i = 1; i < argc; ++i) {
+    if (argv[i] == operand) argv[i] = path;
+  }
+  return 0;
+}
+
 static int run_real(const char* real, char** argv) {
   execv(real, argv);
   fprintf(stderr, "corral-shell: cannot run %s: %s\n", real, strerror(errno));
@@ -122,6 +140,21 @@ int main(int argc, char** argv) {
     case SHELL_COMMAND: shell_buf_append(&command, call.text, strlen(call.text)); break;
     case SHELL_SCRIPT: {
       int fd = open_script(call.text);
+      struct stat st;
+      if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* bash <(curl ...) or bash /dev/stdin: reading the pipe to check it
+         * empties it, so the shell is given what was read instead. */
+        int status = hand_over_script(fd, &command, argc, argv, call.text);
+        close(fd);
+        if (status != 0) {
+          fprintf(stderr,
+                  "corral blocked this: the script %s is given through a pipe that %s, so it "
+                  "could not be checked. Leave it for the user.\n",
+                  call.text, status > 0 ? "holds more than 8 MiB" : "could not be copied");
+          return 1;
+        }
+        break;
+      }
       if (fd >= 0) {
         read_up_to(fd, &command, kMaxScriptBytes); /* the first MiB is what is checked */
         close(fd);

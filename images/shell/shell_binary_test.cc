@@ -93,6 +93,26 @@ TEST_F(ShellBinaryTest, ScriptsAndPipedTextAreCheckedByTheirText) {
   EXPECT_EQ(Asked(1), "echo piped\n");
 }
 
+// bash <(curl ...), bash /dev/stdin, a FIFO: reading the script to check it
+// empties the pipe, so the shell must still be given the text.
+TEST_F(ShellBinaryTest, ScriptsGivenThroughPipesStillRunAfterTheCheck) {
+  oracle_.Serve(kAllow, 2);
+  Outcome stdin_path = Run("printf \"echo from-pipe \\$1\\n\" | \"$BIN/bash\" /dev/stdin one");
+  Outcome fifo = Run("mkfifo f && { printf \"echo from-fifo\\n\" >f & } && timeout 10 \"$BIN/sh\" f");
+  oracle_.Join();
+  EXPECT_EQ(stdin_path.out, "from-pipe one\n") << stdin_path.err;
+  EXPECT_EQ(Asked(0), "echo from-pipe $1\n");
+  EXPECT_EQ(fifo.out, "from-fifo\n") << fifo.err;
+  EXPECT_EQ(Asked(1), "echo from-fifo\n");
+}
+
+TEST_F(ShellBinaryTest, APipedScriptTooLargeToCheckIsRefused) {
+  Outcome run = Run("head -c 9000000 /dev/zero | tr \"\\000\" \" \" | \"$BIN/bash\" /dev/stdin");
+  EXPECT_EQ(run.code, 1);
+  EXPECT_NE(run.err.find("could not be checked"), std::string::npos) << run.err;
+  EXPECT_TRUE(oracle_.requests().empty());
+}
+
 TEST_F(ShellBinaryTest, AScriptFoundInPathIsCheckedByItsText) {
   std::filesystem::create_directories(oracle_.dir() / "tools");
   std::ofstream(oracle_.dir() / "tools" / "rollout") << "echo rolling\n";
