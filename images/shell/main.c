@@ -68,21 +68,29 @@ static int open_script(const char* path) {
   return fd;
 }
 
-/* Reads a script that is not a regular file (a pipe) into `text`, keeps a
- * copy in a memory file left open across exec, and points the script's
- * operand in argv at it: 0, 1 when it holds more than kMaxStdinBytes, -1
- * when the copy failed. */
-static int hand_over_script(int fd, struct shell_buf* text, int argc, char** argv,
-                            const char* operand) {
-  static char path[32];
+/* Reads a file that is not a regular file (a pipe: reading it to check it
+ * empties it) into `text`, and keeps a copy in a memory file left open
+ * across exec, named in `path` for the shell to read instead: 0, 1 when it
+ * holds more than kMaxStdinBytes, -1 when the copy failed. */
+static int copy_pipe(int fd, struct shell_buf* text, char* path, size_t size) {
   if (read_up_to(fd, text, kMaxStdinBytes) != 0) return 1;
   int copy = memory_file(text, 0);
   if (copy < 0 || text->failed) return -1;
-  snprintf(path, sizeof path, "/proc/self/fd/%d", copy);
-  for (int i = 1; i < argc; ++i) {
-    if (argv[i] == operand) argv[i] = path;
-  }
+  snprintf(path, size, "/proc/self/fd/%d", copy);
   return 0;
+}
+
+static int is_pipe(int fd) {
+  struct stat st;
+  return fstat(fd, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+static int refuse_pipe(const char* what, int status) {
+  fprintf(stderr,
+          "corral blocked this: %s is given through a pipe that %s, so it could not be "
+          "checked. Leave it for the user.\n",
+          what, status > 0 ? "holds more than 8 MiB" : "could not be copied");
+  return 1;
 }
 
 static int run_real(const char* real, char** argv) {
@@ -140,18 +148,13 @@ int main(int argc, char** argv) {
     case SHELL_COMMAND: shell_buf_append(&command, call.text, strlen(call.text)); break;
     case SHELL_SCRIPT: {
       int fd = open_script(call.text);
-      struct stat st;
-      if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
-        /* bash <(curl ...) or bash /dev/stdin: reading the pipe to check it
-         * empties it, so the shell is given what was read instead. */
-        int status = hand_over_script(fd, &command, argc, argv, call.text);
+      if (fd >= 0 && is_pipe(fd)) { /* bash <(curl ...), bash /dev/stdin */
+        static char copy[32];
+        int status = copy_pipe(fd, &command, copy, sizeof copy);
         close(fd);
-        if (status != 0) {
-          fprintf(stderr,
-                  "corral blocked this: the script %s is given through a pipe that %s, so it "
-                  "could not be checked. Leave it for the user.\n",
-                  call.text, status > 0 ? "holds more than 8 MiB" : "could not be copied");
-          return 1;
+        if (status != 0) return refuse_pipe("the script", status);
+        for (int i = 1; i < argc; ++i) {
+          if (argv[i] == call.text) argv[i] = copy;
         }
         break;
       }
@@ -186,8 +189,14 @@ int main(int argc, char** argv) {
   if (strcmp(name, "bash") == 0 && bash_env && *bash_env) {
     struct shell_buf both = {0};
     int fd = open(bash_env, O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
+    if (fd >= 0 && is_pipe(fd)) { /* BASH_ENV=<(...) */
+      char copy[32];
+      int status = copy_pipe(fd, &both, copy, sizeof copy);
+      if (status != 0 || setenv("BASH_ENV", copy, 1) != 0) return refuse_pipe("BASH_ENV", status);
+    } else if (fd >= 0) {
       read_up_to(fd, &both, kMaxScriptBytes);
+    }
+    if (fd >= 0) {
       close(fd);
       shell_buf_append(&both, "\n", 1);
       shell_buf_append(&both, command.data ? command.data : "", command.len);

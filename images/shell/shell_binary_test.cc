@@ -131,6 +131,16 @@ TEST_F(ShellBinaryTest, BashEnvIsCheckedWithTheCommand) {
   EXPECT_EQ(Asked(), "kubectl delete ns prod\n\ntrue");
 }
 
+TEST_F(ShellBinaryTest, BashEnvGivenThroughAPipeStillRunsAfterTheCheck) {
+  oracle_.Serve(kAllow);
+  Outcome run = Run(
+      "mkfifo e && { printf \"echo from-env\\n\" >e & } && "
+      "BASH_ENV=e timeout 10 \"$BIN/bash\" -c \"echo cmd\"");
+  oracle_.Join();
+  EXPECT_EQ(Asked(), "echo from-env\n\necho cmd");
+  EXPECT_EQ(run.out, "from-env\ncmd\n") << run.err;
+}
+
 TEST_F(ShellBinaryTest, WithoutTheHostOnlyTheListIsRefused) {
   // No oracle at all: corral-shim check-locally reads the session's list.
   Outcome listed = Run("\"$BIN/bash\" -c \"kubectl get pods; touch ran\"");
