@@ -248,7 +248,6 @@ void Walker::HandleGitAlias(const Arg& value_word, std::string_view value, const
 void Walker::HandleInlineCode(std::string_view name, std::span<const Arg> args, const Ctx& ctx) {
   // python -c 'subprocess.run(["aws", "s3", "ls"])': a listed command named
   // in inline code, with its words in order, counts as listed.
-  (void)ctx;
   std::string_view flag = InlineCodeFlag(name);
   const bool awk = name == "awk" || name == "gawk";
   for (std::size_t i = 1; i < args.size() && !listed_; ++i) {
@@ -262,6 +261,28 @@ void Walker::HandleInlineCode(std::string_view name, std::span<const Arg> args, 
       code = &args[++i];
     }
     if (code != nullptr) ScanInlineCode(name, *code);
+  }
+  // python3 - <<EOF ... EOF: with no script named (or "-"), the code is the
+  // heredoc or here-string on standard input.
+  auto operand = std::find_if(args.begin() + 1, args.end(), [](const Arg& a) {
+    return !a.option() || a.text == "-";
+  });
+  if (listed_ || awk || (operand != args.end() && operand->text != "-")) return;
+  const shell::SimpleCommand& command = *ctx.command;
+  for (const shell::Redirect& redirect : command.redirects) {
+    if (redirect.fd > 0) continue;
+    Arg code;
+    if (redirect.op == shell::RedirectOp::kHeredoc) {
+      code.text = command.source.substr(redirect.body_begin, redirect.body_end - redirect.body_begin);
+      std::tie(code.begin, code.end) = command.origin->Map(redirect.body_begin, redirect.body_end);
+    } else if (redirect.op == shell::RedirectOp::kHereString) {
+      code.text = redirect.target.text;
+      std::tie(code.begin, code.end) =
+          command.origin->Map(redirect.target.begin, redirect.target.end);
+    } else {
+      continue;
+    }
+    ScanInlineCode(name, code);
   }
 }
 
