@@ -122,6 +122,16 @@ DENY = [
     ("npm test && npx prisma migrate && psql -c 'select 1'", "psql"),
     ("for f in *.yaml; do kubectl apply -f \"$f\"; done", "kubectl"),
     ("make build 2>&1 | tee log.txt; terraform plan", "terraform"),
+    ("setpriv --reuid 1000 --clear-groups aws s3 ls", "aws"),
+    ("prlimit --nofile=100 kubectl get pods", "kubectl"),
+    ("fakeroot -- terraform apply", "terraform"),
+    ("numactl -N0 aws s3 ls", "aws"),
+    ("perf stat -e cycles kubectl get pods", "kubectl"),
+    ("bwrap --ro-bind / / --dev /dev aws s3 ls", "aws"),
+    ("/lib64/ld-linux-x86-64.so.2 /usr/local/bin/aws s3 ls", "aws"),
+    ("git -c remote.origin.push=+refs/heads/main:refs/heads/main push", "git push --force"),
+    ("python3 - <<'EOF'\nimport os\nos.system('aws s3 ls')\nEOF", "aws"),
+    ("node <<< 'require(\"child_process\").execSync(\"kubectl get pods\")'", "kubectl"),
 ]
 
 UNDETERMINED = [
@@ -146,6 +156,8 @@ UNDETERMINED = [
 ]
 
 ALLOW = [
+    "python3 report.py <<EOF\naws s3 ls\nEOF",
+    "bwrap --ro-bind /srv/aws /x ls",
     "echo aws",
     'echo "aws s3 ls"',
     "grep -r 'kubectl delete' .",
