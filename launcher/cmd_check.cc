@@ -106,7 +106,12 @@ int RunCheck(const CheckOptions& options, const Globals& globals) {
     entries = std::move(*file);
   }
   auto matcher = policy::Matcher::Create(entries);
-  if (!matcher) return Fail(matcher.error().Context("deny list"), kExitUsage);
+  if (!matcher) {
+    // The list's own errors say "deny list: ..."; name the file it came from.
+    return options.deny_list_file.empty()
+               ? Fail(matcher.error(), kExitUsage)
+               : Fail(matcher.error().Context(options.deny_list_file), kExitUsage);
+  }
 
   if (!options.batch_file.empty()) {
     if (options.batch_file == "-") return RunBatch(std::cin, *matcher, *policy);
