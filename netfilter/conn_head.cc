@@ -85,19 +85,20 @@ void Loop::ReadHead(Conn& conn) {
     }
     break;
   }
-  // A bare CR or LF can never become a valid head: answer now, not at the
-  // head timeout. Only the new bytes are scanned, so trickling stays linear.
-  for (std::size_t i = before; i < conn.client_in.size(); ++i) {
-    char c = conn.client_in[i];
-    bool bare_lf = c == '\n' && (i == 0 || conn.client_in[i - 1] != '\r');
-    bool bare_cr = i > 0 && conn.client_in[i - 1] == '\r' && c != '\n';
-    if (bare_lf || bare_cr) return Refuse(conn, 400, "bad-request", "bare CR or LF in the request head");
-  }
   auto parsed = ParseRequest(conn.client_in, max_head);
   if (parsed.state == ParseState::kError) {
     return Refuse(conn, parsed.error.status, CodeFor(parsed.error.status), parsed.error.reason);
   }
   if (parsed.state == ParseState::kIncomplete) {
+    // A bare CR or LF can never become a valid head: answer now, not at the
+    // head timeout. Only the new bytes are scanned, so trickling stays linear;
+    // and only while the head is unfinished, since a body may hold any byte.
+    for (std::size_t i = before; i < conn.client_in.size(); ++i) {
+      char c = conn.client_in[i];
+      bool bare_lf = c == '\n' && (i == 0 || conn.client_in[i - 1] != '\r');
+      bool bare_cr = i > 0 && conn.client_in[i - 1] == '\r' && c != '\n';
+      if (bare_lf || bare_cr) return Refuse(conn, 400, "bad-request", "bare CR or LF in the request head");
+    }
     if (conn.client_eof) Teardown(conn);  // the client left mid-head: nobody to answer
     return;
   }

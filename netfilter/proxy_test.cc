@@ -105,6 +105,65 @@ class EchoOrigin {
   std::thread thread_;
 };
 
+// An origin on 127.0.0.2 that answers each request (head and
+// Content-Length body) with 200 and, as the body, the bytes it received.
+class HttpOrigin {
+ public:
+  HttpOrigin() {
+    listener_ = UniqueFd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_in sin{};
+    sin.sin_family = AF_INET;
+    inet_pton(AF_INET, "127.0.0.2", &sin.sin_addr);
+    ::bind(listener_.get(), reinterpret_cast<sockaddr*>(&sin), sizeof sin);
+    ::listen(listener_.get(), 64);
+    socklen_t len = sizeof sin;
+    getsockname(listener_.get(), reinterpret_cast<sockaddr*>(&sin), &len);
+    port_ = ntohs(sin.sin_port);
+    thread_ = std::thread([this] {
+      while (true) {
+        int fd = ::accept(listener_.get(), nullptr, nullptr);
+        if (fd < 0) return;
+        std::thread([fd] { Serve(fd); }).detach();
+      }
+    });
+  }
+  ~HttpOrigin() {
+    ::shutdown(listener_.get(), SHUT_RDWR);
+    thread_.join();
+  }
+  uint16_t port() const { return port_; }
+
+ private:
+  static void Serve(int fd) {
+    std::string in;
+    char buf[4096];
+    while (true) {
+      std::size_t end = in.find("\r\n\r\n");
+      if (end != std::string::npos) {
+        std::size_t length = 0;
+        std::size_t cl = in.find("\r\nContent-Length: ");
+        if (cl != std::string::npos && cl < end) length = std::stoul(in.substr(cl + 18));
+        if (in.size() >= end + 4 + length) {
+          std::string request = in.substr(0, end + 4 + length);
+          in.erase(0, request.size());
+          std::string reply = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(request.size()) +
+                              "\r\n\r\n" + request;
+          ::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL);
+          continue;
+        }
+      }
+      ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n <= 0) break;
+      in.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+  }
+
+  UniqueFd listener_;
+  uint16_t port_ = 0;
+  std::thread thread_;
+};
+
 class ProxyTest : public ::testing::Test {
  protected:
   void Start(ProxyConfig config = {}) {
@@ -112,7 +171,8 @@ class ProxyTest : public ::testing::Test {
     config.threads = 2;
     if (config.rules.allowed_domains.empty()) {
       config.rules.allowed_domains = {"origin.test:" + std::to_string(origin_.port()),
-                                      "rebind.test:" + std::to_string(origin_.port())};
+                                      "rebind.test:" + std::to_string(origin_.port()),
+                                      "web.test:" + std::to_string(web_.port())};
     }
     if (config.rules.allow_addresses.empty()) config.rules.allow_addresses = {"127.0.0.2"};
     config.log = [this](std::string_view line) {
@@ -120,6 +180,7 @@ class ProxyTest : public ::testing::Test {
       log_.emplace_back(line);
     };
     resolver_->answers["origin.test"] = {"127.0.0.2"};
+    resolver_->answers["web.test"] = {"127.0.0.2"};
     resolver_->answers["rebind.test"] = {"93.184.216.34", "127.0.0.1"};
     auto proxy = ProxyStarter::Start(config, {resolver_, clock_});
     ASSERT_TRUE(proxy.ok()) << proxy.error().message;
@@ -136,8 +197,10 @@ class ProxyTest : public ::testing::Test {
     return all;
   }
   std::string OriginTarget() { return "origin.test:" + std::to_string(origin_.port()); }
+  std::string WebTarget() { return "web.test:" + std::to_string(web_.port()); }
 
   EchoOrigin origin_;
+  HttpOrigin web_;
   std::shared_ptr<FakeResolver> resolver_ = std::make_shared<FakeResolver>();
   std::shared_ptr<FakeClock> clock_ = std::make_shared<FakeClock>();
   std::unique_ptr<Proxy> proxy_;
@@ -396,6 +459,19 @@ TEST_F(ProxyTest, ForwardsPlainHttpWithCanonicalHost) {
   std::string reply = ReadUntil(c.get());
   // The origin echoes the forwarded head, which is not a valid response.
   EXPECT_EQ(reply.rfind("HTTP/1.1 502", 0), 0u) << reply;
+}
+
+// curl sends a small body in the head's segment: its bytes are the body's,
+// whatever they are, and not checked as head lines.
+TEST_F(ProxyTest, BodyInTheHeadsSegmentMayHoldAnyByte) {
+  Start();
+  UniqueFd c = ConnectTcp(proxy_->port());
+  std::string body = "line one\nline two\rthree\n";
+  Send(c.get(), "POST http://" + WebTarget() + "/form HTTP/1.1\r\nHost: " + WebTarget() +
+                    "\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
+  std::string reply = ReadUntil(c.get());
+  EXPECT_EQ(reply.rfind("HTTP/1.1 200", 0), 0u) << reply;
+  EXPECT_NE(reply.find("\r\n\r\n" + body), std::string::npos) << reply;
 }
 
 }  // namespace
