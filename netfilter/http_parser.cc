@@ -244,6 +244,9 @@ bool IsHopByHop(std::string_view name, const std::vector<std::string>& connectio
   for (std::string_view h : kHopByHop) {
     if (EqualsIgnoreCase(name, h)) return true;
   }
+  // Connection may name more hop-by-hop fields, never the framing: a body
+  // forwarded without its Content-Length is read as the next message.
+  if (EqualsIgnoreCase(name, "content-length")) return false;
   for (const std::string& token : connection_tokens) {
     if (EqualsIgnoreCase(name, token)) return true;
   }
@@ -295,6 +298,9 @@ Parsed<RequestHead> ParseRequest(std::string_view buffer, std::size_t max_head) 
   if (fields.host.empty() && head.minor == 1) return fail({400, "HTTP/1.1 request without a Host header"});
   if (fields.proxy_authorization.size() > 1) return fail({400, "more than one Proxy-Authorization header"});
   if (auto e = RequestFraming(fields, head.minor, head)) return fail(*e);
+  if (HasToken(fields.connection_tokens, "content-length")) {
+    return fail({400, "Connection names Content-Length, which cannot be hop-by-hop"});
+  }
   if (head.connect && head.body != BodyKind::kNone) return fail({400, "CONNECT with a body"});
   if (auto e = ParseTarget(head)) return fail(*e);
 

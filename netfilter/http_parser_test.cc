@@ -174,6 +174,18 @@ TEST(RequestParser, KeepAliveAndConnectionTokens) {
   EXPECT_TRUE(p.head.keep_alive);
 }
 
+// A body forwarded without its Content-Length would reach the origin as a
+// second request: Connection cannot make the framing hop-by-hop.
+TEST(RequestParser, ConnectionCannotDropContentLength) {
+  EXPECT_EQ(Status("POST http://a.com/ HTTP/1.1\r\nHost: a.com\r\nConnection: Content-Length\r\n"
+                   "Content-Length: 5\r\n\r\n"),
+            400);
+  EXPECT_EQ(Status("POST http://a.com/ HTTP/1.1\r\nHost: a.com\r\nConnection: keep-alive, content-length\r\n"
+                   "\r\n"),
+            400);
+  EXPECT_FALSE(IsHopByHop("Content-Length", {"content-length"}));  // a response's, kept
+}
+
 TEST(ResponseParser, Framing) {
   auto r = ParseResponse("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc", kMax, "GET");
   ASSERT_EQ(r.state, ParseState::kDone);
