@@ -284,6 +284,11 @@ Parsed<RequestHead> ParseRequest(std::string_view buffer, std::size_t max_head) 
     return fail({400, "HTTP/2 prior knowledge is not supported; speak HTTP/1.1 to the proxy"});
   }
   if (!IsToken(head.method)) return fail({400, "malformed method"});
+  // Methods are case-sensitive; an origin that reads "head" as HEAD sends no
+  // body where the proxy waits for one, and the next response becomes it.
+  if (std::any_of(head.method.begin(), head.method.end(), [](char c) { return c >= 'a' && c <= 'z'; })) {
+    return fail({400, "method '" + head.method + "' is not upper case (methods are case-sensitive: GET, not get)"});
+  }
   // The same limit as the early check, so a head is judged the same however it is cut.
   if (head.method.size() > kMaxMethod) return fail({400, "method name too long"});
   if (head.target.empty()) return fail({400, "empty request target"});

@@ -144,6 +144,13 @@ TEST(RequestParser, VersionAndRequestLine) {
   EXPECT_EQ(Status("\r\n\r\nGET http://a.com/ HTTP/1.1\r\nHost: a.com\r\n\r\n"), 0);
 }
 
+TEST(RequestParser, MethodsAreUpperCase) {
+  EXPECT_EQ(Status("head http://a.com/ HTTP/1.1\r\nHost: a.com\r\n\r\n"), 400);
+  EXPECT_EQ(Status("Get http://a.com/ HTTP/1.1\r\nHost: a.com\r\n\r\n"), 400);
+  EXPECT_EQ(Status("connect a.com:443 HTTP/1.1\r\nHost: a.com:443\r\n\r\n"), 400);
+  EXPECT_EQ(Status("VERSION-CONTROL http://a.com/ HTTP/1.1\r\nHost: a.com\r\n\r\n"), 0);
+}
+
 // Found by the fuzzer: a long method was refused while the head was still
 // arriving but accepted once whole, so the verdict hung on how TCP cut it.
 TEST(RequestParser, LongMethodIsRefusedWholeOrInPieces) {
