@@ -25,6 +25,14 @@ bool IsFieldValue(std::string_view s) {
   });
 }
 
+// Fields that decide where a message ends or goes: never in a trailer.
+bool IsFramingOrRouting(std::string_view name) {
+  for (std::string_view f : {"content-length", "transfer-encoding", "host"}) {
+    if (EqualsIgnoreCase(name, f)) return true;
+  }
+  return false;
+}
+
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
@@ -460,14 +468,38 @@ std::size_t ChunkedDecoder::Consume(std::string_view data, std::string* payload)
         size_digits_ = 0;
         ++i;
         break;
+      // Trailer fields are checked like header fields: an origin that merges
+      // them into the head must not find framing there, nor folded lines.
       case State::kTrailer:
-        state_ = c == '\r' ? State::kFinalLf : State::kTrailerLine;
-        if (c == '\n') state_ = State::kError;
-        else ++i, ++trailer_bytes_;
+        if (c == '\r') {
+          state_ = State::kFinalLf;
+          ++i;
+        } else if (IsTokenChar(static_cast<unsigned char>(c))) {
+          state_ = State::kTrailerName;
+          trailer_name_.clear();
+        } else {
+          state_ = State::kError;
+        }
         break;
-      case State::kTrailerLine:
+      case State::kTrailerName:
+        if (++trailer_bytes_ > kMaxTrailers) {
+          state_ = State::kError;
+        } else if (IsTokenChar(static_cast<unsigned char>(c))) {
+          trailer_name_ += c;
+          ++i;
+        } else if (c == ':' && !IsFramingOrRouting(trailer_name_)) {
+          state_ = State::kTrailerValue;
+          ++i;
+        } else {
+          state_ = State::kError;
+        }
+        break;
+      case State::kTrailerValue:
         if (c == '\r') state_ = State::kTrailerLineLf;
-        else if (c == '\n' || ++trailer_bytes_ > kMaxTrailers) { state_ = State::kError; break; }
+        else if (!IsFieldValue(std::string_view(&c, 1)) || ++trailer_bytes_ > kMaxTrailers) {
+          state_ = State::kError;
+          break;
+        }
         ++i;
         break;
       case State::kTrailerLineLf:

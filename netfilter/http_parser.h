@@ -94,12 +94,13 @@ class ChunkedDecoder {
 
  private:
   enum class State { kSize, kSizeExt, kSizeLf, kData, kDataCr, kDataLf, kTrailer,
-                     kTrailerLine, kTrailerLineLf, kFinalLf, kDone, kError };
+                     kTrailerName, kTrailerValue, kTrailerLineLf, kFinalLf, kDone, kError };
   State state_ = State::kSize;
   uint64_t remaining_ = 0;
   int size_digits_ = 0;
   std::size_t line_bytes_ = 0;
   std::size_t trailer_bytes_ = 0;
+  std::string trailer_name_;
 };
 
 }  // namespace corral::netfilter

@@ -261,5 +261,22 @@ TEST(Chunked, BadFramingFails) {
   }
 }
 
+// Trailers pass to the origin, which may merge them into the head: they
+// follow header syntax and never carry framing or the Host.
+TEST(Chunked, TrailersAreHeaderFields) {
+  for (const char* bad : {"0\r\nX-T: a\x01\r\n\r\n", "0\r\nX-T: 1\r\n folded\r\n\r\n",
+                          "0\r\nGET /x HTTP/1.1\r\n\r\n", "0\r\n: empty\r\n\r\n",
+                          "0\r\nX-T : 1\r\n\r\n", "0\r\nContent-Length: 50\r\n\r\n",
+                          "0\r\ntransfer-encoding: chunked\r\n\r\n", "0\r\nHost: evil.test\r\n\r\n"}) {
+    ChunkedDecoder d;
+    d.Consume(bad);
+    EXPECT_TRUE(d.failed()) << bad;
+  }
+  std::string good = "0\r\nX-Checksum: abc\r\nServer-Timing: db;dur=53\r\n\r\n";
+  ChunkedDecoder d;
+  EXPECT_EQ(d.Consume(good), good.size());
+  EXPECT_TRUE(d.done());
+}
+
 }  // namespace
 }  // namespace corral::netfilter
