@@ -107,6 +107,7 @@ HelloPeek PeekClientHello(std::string_view data) {
     } else {
       handshake.append(data.substr(pos + 5, length));
     }
+    if (handshake.empty()) return {};  // a record header alone so far
     if (static_cast<uint8_t>(handshake[0]) != kClientHello) return Malformed("first handshake message is not a ClientHello");
     if (data.size() - pos - 5 < length) return {};
     pos += 5 + length;

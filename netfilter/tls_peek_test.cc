@@ -80,6 +80,16 @@ TEST(TlsPeek, SplitOverSegmentsAndRecords) {
   EXPECT_EQ(peek.server_name, "a.example");
 }
 
+// However TCP cuts the first flight, a prefix waits for more: even a
+// segment holding only the 5-byte record header.
+TEST(TlsPeek, EveryPrefixNeedsMore) {
+  std::string data = Records(Hello(Padding(40) + ServerNameExtension({"a.example"})), 50);
+  for (std::size_t cut = 0; cut < data.size(); ++cut) {
+    EXPECT_EQ(PeekClientHello(std::string_view(data).substr(0, cut)).state, HelloState::kNeedMore) << cut;
+  }
+  EXPECT_EQ(PeekClientHello(data).state, HelloState::kSni);
+}
+
 TEST(TlsPeek, NoSniAndNotTls) {
   EXPECT_EQ(PeekClientHello(Records(Hello(Padding(4)))).state, HelloState::kNoSni);
   EXPECT_EQ(PeekClientHello("SSH-2.0-OpenSSH_9.2\r\n").state, HelloState::kNotTls);
