@@ -53,6 +53,11 @@ HelloPeek ParseServerName(std::string_view ext) {
     if (type != 0) continue;
     if (!name.empty()) return Malformed("more than one host name in server_name");
     if (value.empty()) return Malformed("empty server_name");
+    // RFC 6066: an ASCII host name. A UTF-8 one that maps to the target (a
+    // U+3002 dot) would reach the origin other than it was checked.
+    for (char c : value) {
+      if (static_cast<unsigned char>(c) >= 0x80) return Malformed("server_name is not an ASCII host name");
+    }
     name = std::string(value);
   }
   if (!list.ok()) return Malformed("bad server_name list");

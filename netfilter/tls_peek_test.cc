@@ -90,6 +90,13 @@ TEST(TlsPeek, EveryPrefixNeedsMore) {
   EXPECT_EQ(PeekClientHello(data).state, HelloState::kSni);
 }
 
+TEST(TlsPeek, ServerNameMustBeAscii) {
+  EXPECT_EQ(PeekClientHello(Records(Hello(ServerNameExtension({"a\xe3\x80\x82" "example"})))).state,
+            HelloState::kMalformed);
+  EXPECT_EQ(PeekClientHello(Records(Hello(ServerNameExtension({"\xef\xbd\x81.example"})))).state,
+            HelloState::kMalformed);
+}
+
 TEST(TlsPeek, NoSniAndNotTls) {
   EXPECT_EQ(PeekClientHello(Records(Hello(Padding(4)))).state, HelloState::kNoSni);
   EXPECT_EQ(PeekClientHello("SSH-2.0-OpenSSH_9.2\r\n").state, HelloState::kNotTls);
