@@ -47,6 +47,16 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
+// CGI and WSGI servers read '_' in a field name as '-': there
+// "Transfer_Encoding" would frame the message, here it frames nothing.
+std::optional<std::string> UnderscoreSpelling(std::string_view name) {
+  if (name.find('_') == std::string_view::npos) return std::nullopt;
+  std::string dashed = Lower(name);
+  std::replace(dashed.begin(), dashed.end(), '_', '-');
+  if (IsFramingOrRouting(dashed) || IsHopByHop(dashed, {})) return dashed;
+  return std::nullopt;
+}
+
 std::vector<std::string> SplitTokens(std::string_view value) {
   std::vector<std::string> out;
   std::size_t start = 0;
@@ -125,6 +135,10 @@ std::optional<HttpError> ParseFields(const std::vector<std::string_view>& lines,
     std::string_view name = line.substr(0, colon);
     if (!IsToken(name)) {
       return HttpError{400, "malformed header name (whitespace before ':' or a bad character)"};
+    }
+    if (auto dashed = UnderscoreSpelling(name)) {
+      return HttpError{400, "header '" + std::string(name) + "' would be read as " + *dashed +
+                                " by some servers; spell it with '-'"};
     }
     std::string_view value = Trim(line.substr(colon + 1));
     if (!IsFieldValue(value)) return HttpError{400, "control character in a header value"};

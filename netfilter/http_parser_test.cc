@@ -116,6 +116,17 @@ TEST(RequestParser, ObsFoldAndMalformedHeaders) {
   EXPECT_EQ(Status("GET http://a.com/ HTTP/1.1\nHost: a.com\r\n\r\n"), 400);
 }
 
+TEST(RequestParser, UnderscoreSpellingsOfFramingFieldsAreRefused) {
+  EXPECT_EQ(Status("POST http://a.com/ HTTP/1.1\r\nHost: a.com\r\nContent-Length: 5\r\n"
+                   "Transfer_Encoding: chunked\r\n\r\n"),
+            400);
+  EXPECT_EQ(Status("POST http://a.com/ HTTP/1.1\r\nHost: a.com\r\nContent_Length: 5\r\n\r\n"), 400);
+  EXPECT_EQ(Status("GET http://a.com/ HTTP/1.1\r\nHost: a.com\r\nhost_: b.com\r\nHOST_X: 1\r\n\r\n"), 0);
+  EXPECT_EQ(Status("GET http://a.com/ HTTP/1.1\r\nHost: a.com\r\nProxy_Authorization: Basic eDp5\r\n\r\n"),
+            400);
+  EXPECT_EQ(Status("GET http://a.com/ HTTP/1.1\r\nHost: a.com\r\nX_Custom_Header: 1\r\n\r\n"), 0);
+}
+
 TEST(RequestParser, CrLfInjectionInTheConnectLine) {
   EXPECT_EQ(Status("CONNECT a.com:443\rHost: b.com HTTP/1.1\r\nHost: a.com\r\n\r\n"), 400);
   EXPECT_EQ(Status("CONNECT a.com:443\nX: y HTTP/1.1\r\nHost: a.com\r\n\r\n"), 400);
