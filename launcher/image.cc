@@ -3,6 +3,7 @@
 // line redrawn on a terminal, a line per step otherwise.
 #include <fcntl.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,6 +15,8 @@
 #include <optional>
 #include <string>
 
+#include "base/unique_fd.h"
+#include "launcher/build_context.h"
 #include "launcher/engine.h"
 
 namespace corral::launcher {
@@ -121,8 +124,20 @@ class BuildProgress {
   std::deque<std::string> tail_;
 };
 
-// `tar -C DIR -cf - .` on a pipe: the build context, streamed.
+// `tar -C DIR -cf - .` on a pipe: the build context, streamed. With an
+// ignore file, tar packs exactly the entries left, read from a memory file.
 Result<std::pair<pid_t, UniqueFd>> PackContext(const std::string& dir) {
+  auto entries = ContextEntries(dir);
+  if (!entries) return entries.error();
+  UniqueFd list;
+  if (!entries->empty()) {
+    list = UniqueFd(::memfd_create("corral-build-context", MFD_CLOEXEC));
+    std::string names;
+    for (const std::string& entry : *entries) names.append(entry).push_back('\0');
+    if (!list.valid() || !WriteAll(list.get(), names.data(), names.size()) || ::lseek(list.get(), 0, SEEK_SET) != 0) {
+      return Error::FromErrno("cannot list the build context");
+    }
+  }
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return Error::FromErrno("pipe");
   UniqueFd read_end(fds[0]), write_end(fds[1]);
@@ -130,10 +145,15 @@ Result<std::pair<pid_t, UniqueFd>> PackContext(const std::string& dir) {
   if (tar < 0) return Error::FromErrno("cannot start tar");
   if (tar == 0) {
     int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
-    ::dup2(null, STDIN_FILENO);
+    ::dup2(list.valid() ? list.get() : null, STDIN_FILENO);
     ::dup2(write_end.get(), STDOUT_FILENO);
     ::dup2(null, STDERR_FILENO);
-    ::execlp("tar", "tar", "-C", dir.c_str(), "-cf", "-", ".", static_cast<char*>(nullptr));
+    if (list.valid()) {
+      ::execlp("tar", "tar", "-C", dir.c_str(), "--null", "--no-recursion", "-T", "-", "-cf", "-",
+               static_cast<char*>(nullptr));
+    } else {
+      ::execlp("tar", "tar", "-C", dir.c_str(), "-cf", "-", ".", static_cast<char*>(nullptr));
+    }
     ::_exit(127);
   }
   return std::pair{tar, std::move(read_end)};

@@ -334,14 +334,21 @@ def main():
         for program in ("corral-shell", "corral-shim"):
             shutil.copy(shim_dir / program, ctx / program)
         shutil.copy(HERE.parent.parent / "images" / "agent" / "divert-shells", ctx)
+        # The context's .dockerignore is applied as the docker CLI applies it.
+        (ctx / "secret.env").write_text("TOKEN=x\n")
+        (ctx / "cache").mkdir()
+        (ctx / "cache" / "big").write_text("x\n")
+        (ctx / ".dockerignore").write_text("*.env\ncache\n")
         (ctx / "Dockerfile").write_text(
             "FROM corral-tools:2\n"
             "COPY corral-shell corral-shim divert-shells /usr/lib/corral/\n"
+            "COPY . /context/\n"
             "RUN /usr/lib/corral/divert-shells\n")
         tag = f"corral-diverted-test-{os.getpid()}:1"
         script = ("/bin/sh -c 'kubectl get pods'; echo sh-$?; "
                   "env -i /usr/bin/bash -c 'aws s3 ls'; echo bash-$?; "
-                  "/bin/sh -c 'echo diverted-ok'; /usr/bin/bash -c 'echo bash-ok'")
+                  "/bin/sh -c 'echo diverted-ok'; /usr/bin/bash -c 'echo bash-ok'; "
+                  "ls -A /context | tr '\\n' ' ' | sed 's/^/context: /'; echo")
         r = run([CORRAL, "run", "--headless", "--image", tag, "--build", str(ctx), "--",
                  "/bin/busybox", "sh", "-c", script],
                 cwd=proj, env=env, stdin=subprocess.DEVNULL, timeout=300)
@@ -351,6 +358,10 @@ def main():
               r.stdout + r.stderr[-600:])
         check("diverted-ok" in r.stdout and "bash-ok" in r.stdout,
               "diverted image: other commands run through the real shells", r.stdout)
+        listed = next((line for line in r.stdout.splitlines() if line.startswith("context: ")), "")
+        check("Dockerfile" in listed and "divert-shells" in listed and "secret.env" not in listed
+              and "cache" not in listed,
+              "--build leaves out what the context's .dockerignore excludes", listed or r.stdout)
         run(["curl", "-s", "--unix-socket", f"/run/corral-test/{ENGINE}.sock", "-X", "DELETE",
              f"http://d/v1.41/images/{tag}?force=1"])
     finally:
