@@ -15,6 +15,21 @@ std::string Key(const Conn& conn) {
   return conn.port == 80 ? conn.host.name : conn.host.name + ":" + std::to_string(conn.port);
 }
 
+// The proxy's own listener, however the address is spelled: its IPv4-mapped
+// IPv6 form, or any loopback (or unspecified) address when it listens on
+// every address. Dialing it would loop through the proxy until the tunnel cap.
+bool IsSelf(const Shared& shared, uint16_t port, const IpAddress& address) {
+  if (port != shared.self_port) return false;
+  IpAddress plain = EmbeddedIpv4(address).value_or(address);
+  const auto& self = shared.self_addresses;
+  if (std::find(self.begin(), self.end(), plain) != self.end()) return true;
+  auto unspecified = [](const IpAddress& a) { return a.bytes == std::array<uint8_t, 16>{}; };
+  bool local = unspecified(plain) || (!plain.v6 && plain.bytes[0] == 127) ||
+               (plain.v6 && plain.bytes == std::array<uint8_t, 16>{0, 0, 0, 0, 0, 0, 0, 0,
+                                                                   0, 0, 0, 0, 0, 0, 0, 1});
+  return local && std::any_of(self.begin(), self.end(), unspecified);
+}
+
 }  // namespace
 
 void Loop::EnterResolving(Conn& conn) {
@@ -43,10 +58,7 @@ void Loop::OnResolved(uint64_t id, Result<std::vector<IpAddress>> answer) {
   // private one and win on a retry (DNS rebinding).
   auto rules = shared_->CurrentRules();
   for (const IpAddress& address : *answer) {
-    bool self = conn.port == shared_->self_port &&
-                std::find(shared_->self_addresses.begin(), shared_->self_addresses.end(), address) !=
-                    shared_->self_addresses.end();
-    if (self) {
+    if (IsSelf(*shared_, conn.port, address)) {
       conn.dialed = address;
       return Refuse(conn, 403, "self", "address " + address.ToString() + " is the proxy itself");
     }

@@ -432,6 +432,31 @@ TEST_F(ProxyTest, ReloadSwapsTheLists) {
   EXPECT_FALSE(proxy_->Reload(lists).ok());
 }
 
+// Allowing loopback and the proxy's own port must not let a request loop
+// back into the proxy, whichever spelling of the address the name gives.
+TEST_F(ProxyTest, NeverDialsItselfUnderAnotherSpelling) {
+  ProxyConfig config;
+  config.listen = "0.0.0.0:0";
+  Start(config);
+  std::string port = std::to_string(proxy_->port());
+  RuleLists lists;
+  lists.allowed_domains = {"mapped.test:" + port, "other-loopback.test:" + port,
+                           "zero.test:" + port};
+  lists.allow_addresses = {"127.0.0.0/8", "::ffff:127.0.0.0/104", "0.0.0.0"};
+  ASSERT_TRUE(proxy_->Reload(lists).ok());
+  resolver_->answers["mapped.test"] = {"::ffff:127.0.0.1"};
+  resolver_->answers["other-loopback.test"] = {"127.0.0.9"};
+  resolver_->answers["zero.test"] = {"0.0.0.0"};
+  for (const char* name : {"mapped.test", "other-loopback.test", "zero.test"}) {
+    UniqueFd c = ConnectTcp(proxy_->port());
+    std::string target = std::string(name) + ":" + port;
+    Send(c.get(), "CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n\r\n");
+    std::string reply = ReadUntil(c.get());
+    EXPECT_EQ(reply.rfind("HTTP/1.1 403", 0), 0u) << name << ": " << reply;
+    EXPECT_NE(reply.find("X-Corral-Error: self"), std::string::npos) << name << ": " << reply;
+  }
+}
+
 TEST_F(ProxyTest, UnixSocketIsPrivate) {
   ProxyConfig config;
   std::string path = ::testing::TempDir() + "corral-proxy-test.sock";
