@@ -37,6 +37,28 @@ void AddGitMounts(const GitLayout& git, const std::string& session_dir,
                           "the main repository's .git, so git works in this worktree"));
   }
   if (!IsDir(repo)) return;
+  // A folder that holds protected mount points can still be renamed: the box
+  // could move .git aside and put a .git of its own there, with hooks and
+  // config it wrote. A mount point cannot be renamed or removed (EBUSY).
+  if (IsWithin(repo, git.top)) {
+    mounts.push_back(Bind(repo, repo, false, "the repository as a mount point of its own: it "
+                                             "cannot be moved aside and replaced"));
+  }
+  if (!git.common_dir.empty()) {
+    // A worktree: its .git file and its gitdir's commondir name the
+    // repository whose hooks and config git uses on the host.
+    std::string dot_git = git.top + "/.git";
+    mounts.push_back(Bind(dot_git, dot_git, true,
+                          "the worktree's .git file read-only: it names the repository"));
+    if (IsDir(git.git_dir)) {
+      mounts.push_back(Bind(git.git_dir, git.git_dir, false,
+                            "the worktree's gitdir as a mount point: it cannot be replaced"));
+      if (Exists(git.git_dir + "/commondir")) {
+        mounts.push_back(Bind(git.git_dir + "/commondir", git.git_dir + "/commondir", true,
+                              "the worktree's commondir read-only: it names the repository"));
+      }
+    }
+  }
   std::string hooks = repo + "/hooks";
   mounts.push_back(Bind(IsDir(hooks) ? hooks : session_dir + "/emptydir", hooks, true,
                         "git hooks read-only: a hook written here would run on the host"));

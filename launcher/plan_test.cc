@@ -46,6 +46,30 @@ TEST(Plan, MountsProjectAtItsGitTopLevelWithHooksAndConfigReadOnly) {
             plan->allowed_domains.end());
 }
 
+TEST(Plan, GitFolderIsAMountPointSoTheBoxCannotReplaceIt) {
+  // Renaming .git (which holds the read-only hooks and config) and making a
+  // new one would let the box write hooks that run on the host.
+  TempTree tree;
+  std::string top = tree.Dir("p");
+  tree.Dir("p/.git/hooks");
+  tree.File("p/.git/config", "");
+  auto policy = TestPolicy();
+  auto plan = MakePlan(TestInput(policy, tree, top));
+  ASSERT_TRUE(plan) << plan.error().message;
+  const Mount* git = Find(*plan, top + "/.git");
+  ASSERT_NE(git, nullptr);
+  EXPECT_EQ(git->source, top + "/.git");
+  EXPECT_FALSE(git->read_only);
+  auto index = [&](const std::string& target) {
+    return std::find_if(plan->mounts.begin(), plan->mounts.end(),
+                        [&](const Mount& m) { return m.target == target; }) -
+           plan->mounts.begin();
+  };
+  EXPECT_LT(index(top), index(top + "/.git"));
+  EXPECT_LT(index(top + "/.git"), index(top + "/.git/hooks"));
+  EXPECT_LT(index(top + "/.git"), index(top + "/.git/config"));
+}
+
 TEST(Plan, MissingHooksFolderIsCoveredByAnEmptyReadOnlyOne) {
   TempTree tree;
   std::string top = tree.Dir("p");
@@ -75,6 +99,14 @@ TEST(Plan, WorktreeMountsTheMainRepositoryGitToo) {
   ASSERT_NE(Find(*plan, main_git + "/hooks"), nullptr);
   EXPECT_TRUE(Find(*plan, main_git + "/hooks")->read_only);
   EXPECT_TRUE(Find(*plan, main_git + "/config")->read_only);
+  // The worktree's .git file and commondir name the repository: read-only,
+  // and its gitdir a mount point, so none of them can be swapped.
+  ASSERT_NE(Find(*plan, wt + "/.git"), nullptr);
+  EXPECT_TRUE(Find(*plan, wt + "/.git")->read_only);
+  ASSERT_NE(Find(*plan, main_git + "/worktrees/wt"), nullptr);
+  EXPECT_FALSE(Find(*plan, main_git + "/worktrees/wt")->read_only);
+  ASSERT_NE(Find(*plan, main_git + "/worktrees/wt/commondir"), nullptr);
+  EXPECT_TRUE(Find(*plan, main_git + "/worktrees/wt/commondir")->read_only);
 }
 
 TEST(Plan, MasksDenyReadMatchesAndGivesDependencyFoldersVolumes) {

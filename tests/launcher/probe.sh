@@ -29,6 +29,7 @@ check "HOME writable and not under /tmp" sh -c 'touch "$HOME/.probe" && case "$H
 check "/proc/net/dev shows only lo" sh -c '[ "$(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " ")" = lo ]'
 check ".git/hooks read-only" sh -c "! touch '$proj/.git/hooks/pre-commit'"
 check ".git/config read-only" sh -c "! sh -c 'echo x >> \"$proj/.git/config\"'"
+check ".git cannot be moved aside (a new one could hold hooks)" sh -c "if mv '$proj/.git' '$proj/.git-moved'; then mv '$proj/.git-moved' '$proj/.git'; exit 1; fi"
 check ".env unreadable" sh -c "! grep -q SECRET '$proj/.env'"
 check "keys/server.key unreadable" sh -c "! grep -q KEY '$proj/keys/server.key'"
 check ".env not writable" sh -c "! sh -c 'echo x > \"$proj/.env\"'"
