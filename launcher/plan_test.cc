@@ -136,6 +136,36 @@ TEST(Plan, MasksDenyReadMatchesAndGivesDependencyFoldersVolumes) {
   }
 }
 
+TEST(Plan, DenyReadNameThatLinksIntoTheProjectMasksTheTarget) {
+  // .env -> config/app.conf: reading .env in the box reads the target.
+  TempTree tree;
+  std::string top = tree.Dir("p");
+  tree.File("p/config/app.conf", "KEY=1");
+  tree.File("p/.env.production", "KEY=2");
+  tree.File("p/outside-target", "x");
+  std::filesystem::create_symlink("config/app.conf", top + "/.env");
+  std::filesystem::create_symlink(".env.production", top + "/.env.local");  // masked by name too
+  std::filesystem::create_symlink("/etc/hostname", top + "/id_rsa");        // not in the box
+  std::filesystem::create_symlink("nowhere", top + "/server.pem");          // dangling
+  auto policy = TestPolicy();
+  auto plan = MakePlan(TestInput(policy, tree, top));
+  ASSERT_TRUE(plan) << plan.error().message;
+  for (const char* masked : {"/config/app.conf", "/.env.production"}) {
+    const Mount* m = Find(*plan, top + masked);
+    ASSERT_NE(m, nullptr) << masked;
+    EXPECT_TRUE(m->read_only);
+    EXPECT_EQ(m->source, plan->session_dir + "/empty");
+    EXPECT_EQ(std::count_if(plan->mounts.begin(), plan->mounts.end(),
+                            [&](const Mount& x) { return x.target == top + masked; }),
+              1)
+        << masked;
+  }
+  for (const char* link : {"/.env", "/.env.local", "/id_rsa", "/server.pem"}) {
+    EXPECT_EQ(Find(*plan, top + link), nullptr) << link;  // never a mount on a link
+  }
+  EXPECT_EQ(Find(*plan, "/etc/hostname"), nullptr);
+}
+
 TEST(Plan, HardeningEnvironmentAndCommand) {
   TempTree tree;
   std::string top = tree.Dir("p");

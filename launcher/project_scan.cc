@@ -1,6 +1,7 @@
 // One bounded walk of the project for secrets to mask and dependency folders.
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "launcher/project.h"
@@ -31,6 +32,8 @@ ProjectScan ScanProject(const std::string& top, const std::vector<std::string>& 
   std::error_code ec;
   fs::recursive_directory_iterator it(top, fs::directory_options::skip_permission_denied, ec);
   std::size_t seen = 0;
+  std::string real_top = fs::canonical(top, ec).string();
+  if (ec) return scan;
   for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (++seen > kMaxEntries) break;
     const fs::directory_entry& entry = *it;
@@ -47,12 +50,32 @@ ProjectScan ScanProject(const std::string& top, const std::vector<std::string>& 
       continue;
     }
     if (!Matches(deny_read, name, relative)) continue;
-    if (is_dir) {
+    if (entry.is_symlink(ec)) {
+      // A masked name that links elsewhere in the project (.env ->
+      // config/prod.env): reading through it reads the target, so the
+      // target is masked. A target outside the project is not in the box.
+      // Paths are compared resolved; the mount goes where the box sees it.
+      fs::path target = fs::canonical(entry.path(), ec);
+      if (ec || !IsWithin(target.string(), real_top)) {
+        ec.clear();
+        continue;
+      }
+      std::string in_box = top + target.string().substr(real_top == "/" ? 0 : real_top.size());
+      if (fs::is_directory(target, ec)) scan.deny_dirs.push_back(in_box);
+      else if (fs::is_regular_file(target, ec)) scan.deny_files.push_back(in_box);
+      ec.clear();
+    } else if (is_dir) {
       scan.deny_dirs.push_back(entry.path().string());
       it.disable_recursion_pending();
-    } else if (!entry.is_symlink(ec)) {
+    } else {
       scan.deny_files.push_back(entry.path().string());
     }
+  }
+  // A target reached by name and through a link is masked once: engines
+  // refuse two mounts on one path.
+  for (auto* list : {&scan.deny_files, &scan.deny_dirs}) {
+    std::sort(list->begin(), list->end());
+    list->erase(std::unique(list->begin(), list->end()), list->end());
   }
   return scan;
 }
