@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/base.h"
 #include "launcher/engine.h"
@@ -25,6 +26,20 @@ std::optional<std::string> WithGroupLine(const std::string& group, std::uint32_t
 // The contents of the first member of a tar stream when it is a regular
 // file; nullopt otherwise.
 std::optional<std::string> FirstFileInTar(std::string_view tar);
+
+// A tar holding one folder entry per path (its leading '/' dropped), owned
+// by uid:gid with mode 0755, then the end-of-archive blocks. nullopt when a
+// path does not fit a ustar header (over 255 bytes) or an id is too large.
+std::optional<std::string> OwnedFoldersTar(const std::vector<std::string>& paths,
+                                           std::uint32_t uid, std::uint32_t gid,
+                                           std::int64_t mtime);
+
+// Docker, uid not 0: Docker makes a new named volume's folder root's (or
+// gives it the owner of that path in the image), so the box's user could not
+// write to its HOME or node_modules. Gives each volume's folder to uid:gid
+// (its contents are left as they are). Podman does this itself. A failure
+// is a warning: the box still starts.
+Result<void> GiveVolumesToTheBoxUser(Engine& engine, const SessionPlan& plan);
 
 // uid not 0, except under rootless Podman: reads the image's /etc/passwd and /etc/group and, for
 // each that lacks the box's user, writes a copy with the line added to the

@@ -47,5 +47,39 @@ TEST(BoxUser, ReadsTheFirstFileOfATar) {
   EXPECT_EQ(FirstFileInTar(lying), std::nullopt);
 }
 
+// The octal number in a tar header field.
+unsigned long Octal(const std::string& header, std::size_t at, std::size_t width) {
+  return std::stoul(header.substr(at, width), nullptr, 8);
+}
+
+TEST(BoxUser, OwnedFoldersTarGivesEachFolderToTheUser) {
+  auto tar = OwnedFoldersTar({"/home/alice", "/src/app/node_modules"}, 1000, 1001, 1700000000);
+  ASSERT_TRUE(tar);
+  ASSERT_EQ(tar->size(), 2 * 512 + 1024u);
+  std::string first = tar->substr(0, 512);
+  EXPECT_EQ(std::string(first.c_str()), "home/alice/");
+  EXPECT_EQ(Octal(first, 100, 7), 0755u);
+  EXPECT_EQ(Octal(first, 108, 7), 1000u);
+  EXPECT_EQ(Octal(first, 116, 7), 1001u);
+  EXPECT_EQ(Octal(first, 136, 11), 1700000000u);
+  EXPECT_EQ(first[156], '5');
+  EXPECT_EQ(first.substr(257, 6), std::string("ustar\0", 6));
+  unsigned sum = 0;
+  for (std::size_t i = 0; i < 512; ++i) sum += (i >= 148 && i < 156) ? ' ' : static_cast<unsigned char>(first[i]);
+  EXPECT_EQ(Octal(first, 148, 6), sum);
+  EXPECT_EQ(std::string(tar->c_str() + 512), "src/app/node_modules/");
+  EXPECT_EQ(tar->substr(1024), std::string(1024, '\0'));
+}
+
+TEST(BoxUser, OwnedFoldersTarSplitsLongPathsAndRefusesTooLongOnes) {
+  std::string dir = "/" + std::string(80, 'a') + "/" + std::string(60, 'b');
+  auto tar = OwnedFoldersTar({dir}, 1, 1, 0);
+  ASSERT_TRUE(tar);
+  EXPECT_EQ(std::string(tar->c_str()), std::string(60, 'b') + "/");
+  EXPECT_EQ(std::string(tar->c_str() + 345), std::string(80, 'a'));
+  EXPECT_EQ(OwnedFoldersTar({"/" + std::string(300, 'c')}, 1, 1, 0), std::nullopt);
+  EXPECT_EQ(OwnedFoldersTar({"/"}, 1, 1, 0), std::nullopt);
+}
+
 }  // namespace
 }  // namespace corral::launcher

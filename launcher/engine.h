@@ -63,6 +63,10 @@ class Engine {
   // the image does not have.
   Result<std::vector<std::optional<std::string>>> ImageFiles(const std::string& image,
                                                              const std::vector<std::string>& paths);
+  // Unpacks `tar` at / in a container that has the plan's volumes mounted
+  // (created from the plan's image and removed without starting): Docker
+  // applies each folder entry's owner and mode to the folder it names.
+  Result<void> UnpackIntoVolumes(const SessionPlan& plan, const std::string& tar);
   Result<std::string> Create(const SessionPlan& plan);  // the container id
   Result<void> Start(const std::string& id);
   Result<RawConnection> Attach(const std::string& id);

@@ -145,6 +145,32 @@ Result<std::vector<std::optional<std::string>>> Engine::ImageFiles(
   return files;
 }
 
+Result<void> Engine::UnpackIntoVolumes(const SessionPlan& plan, const std::string& tar) {
+  std::string what = "give the volumes to the box's user";
+  nlohmann::json mounts = nlohmann::json::array();
+  for (const Mount& m : plan.mounts) {
+    if (m.kind != MountKind::kVolume) continue;
+    mounts.push_back({{"Type", "volume"}, {"Source", m.source}, {"Target", m.target},
+                      {"VolumeOptions", {{"Labels", {{kLabelSession, "volume"}}}}}});
+  }
+  nlohmann::json body = {{"Image", plan.image},
+                         {"Entrypoint", {"/corral-sets-owners"}},  // never started
+                         {"Cmd", nlohmann::json::array()},
+                         {"NetworkDisabled", true},
+                         {"Labels", {{"corral.purpose", "volume owners"}}},
+                         {"HostConfig", {{"Mounts", mounts}, {"NetworkMode", "none"}}}};
+  auto created = Call("POST", "/containers/create", body.dump(), 30000);
+  if (auto ok = Expect(created, what); !ok) return ok.error();
+  auto json = nlohmann::json::parse(created->body, nullptr, false);
+  if (!json.is_object() || !json["Id"].is_string()) return Error(what + ": no Id");
+  std::string id = json["Id"];
+  auto put = HttpRequest(endpoint_, "PUT", api_ + "/containers/" + id + "/archive?path=%2F", tar,
+                         30000, "application/x-tar");
+  auto ok = Expect(put, what);
+  (void)Remove(id);
+  return ok;
+}
+
 Result<std::string> Engine::Create(const SessionPlan& plan) {
   std::string body = CreateBody(plan, podman_, rootless_).dump();
   auto response = podman_ ? Call("POST", std::string(kLibpod) + "/containers/create", body)

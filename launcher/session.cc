@@ -51,6 +51,7 @@ Result<RunOutcome> RunPlan(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
   if (!watchdog) return watchdog.error();
   if (auto ok = EnsureImage(engine, plan.image, build_context); !ok) return ok.error();
   if (auto ok = NameTheBoxUser(engine, plan); !ok) return ok.error();
+  if (auto ok = GiveVolumesToTheBoxUser(engine, plan); !ok) return ok.error();
   auto signals = SignalPipe::Install();
   if (!signals) return signals.error();
   auto reaper = Reaper::Start(engine.endpoint(), plan.container_name, plan.session_dir);
