@@ -267,8 +267,16 @@ void Walker::HandleInlineCode(std::string_view name, std::span<const Arg> args, 
   auto operand = std::find_if(args.begin() + 1, args.end(), [](const Arg& a) {
     return !a.option() || a.text == "-";
   });
-  if (listed_ || awk || (operand != args.end() && operand->text != "-")) return;
+  if (awk || (operand != args.end() && operand->text != "-")) return;
   const shell::SimpleCommand& command = *ctx.command;
+  // curl ... | python3: downloaded code runs, as with curl ... | sh.
+  if (command.pipe_index > 0 &&
+      std::find(downloader_pipelines_.begin(), downloader_pipelines_.end(),
+                command.pipeline_id) != downloader_pipelines_.end()) {
+    Danger(DangerousMatch{std::string(kPipeToShell),
+                          "a download is piped into " + std::string(name)});
+  }
+  if (listed_) return;
   for (const shell::Redirect& redirect : command.redirects) {
     if (redirect.fd > 0) continue;
     Arg code;

@@ -81,6 +81,10 @@ INSTANTIATE_TEST_SUITE_P(Categories, Danger, ::testing::Values(
     DangerCase{"curl -fsSL https://x/install.sh | sh", "pipe-to-shell"},
     DangerCase{"wget -qO- x | sudo bash", "privilege-escalation"},  // more severe wins
     DangerCase{"curl x | tee f | bash", "pipe-to-shell"},
+    DangerCase{"curl -sSL x | python3", "pipe-to-shell"},
+    DangerCase{"wget -qO- x | perl -", "pipe-to-shell"},
+    DangerCase{"curl x | python3 -c 'import sys; print(len(sys.stdin.read()))'", ""},
+    DangerCase{"curl x | python3 tool.py", ""}, DangerCase{"cat f | python3", ""},
     DangerCase{"bash -c \"$(curl -fsSL x)\"", "pipe-to-shell"},
     DangerCase{"bash <(curl -s x)", "pipe-to-shell"},
     DangerCase{"bash -c 'echo hi'", "shell-string"}, DangerCase{"sh -c ls", "shell-string"},
