@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
 
 #include <linux/sched.h>
 
@@ -36,6 +37,37 @@ std::vector<Rule> WithoutNamespaces(const std::string& name, std::uint64_t flags
   return rules;
 }
 
+// socket(): every address family the kernel has, with two exceptions.
+// Audit netlink answers EINVAL, as in the engine default for a box without
+// CAP_AUDIT_WRITE (AF_NETLINK = 16, NETLINK_AUDIT = 9). AF_VSOCK (40)
+// answers EAFNOSUPPORT: vsock is not confined by the network namespace and
+// reaches the VM host's services, past the box's only way out, the proxy.
+// The kernel reads the family as an int, so each test masks the low 32 bits;
+// the rules are disjoint (one aligned block of families each), so their
+// order does not matter, and a family above 63 (none exists) gets the
+// default action.
+std::vector<Rule> SocketRules() {
+  constexpr std::uint64_t kNetlink = 16, kVsock = 40, kLow32 = 0xffffffffULL;
+  auto families = [](std::uint64_t first, std::uint64_t count) {
+    return ArgCondition{0, Op::kMaskedEq, kLow32 & ~(count - 1), first};
+  };
+  std::vector<Rule> rules;
+  // Aligned power-of-two blocks covering 0..63 but 16 and 40.
+  for (auto [first, count] : {std::pair<std::uint64_t, std::uint64_t>{0, 16}, {17, 1}, {18, 2},
+                              {20, 4}, {24, 8}, {32, 8}, {41, 1}, {42, 2}, {44, 4}, {48, 16}}) {
+    rules.push_back({{"socket"}, Action::kAllow, 0, {families(first, count)},
+                     "any address family but vsock"});
+  }
+  rules.push_back({{"socket"}, Action::kAllow, 0, {families(kNetlink, 1), {2, Op::kNe, 9, 0}},
+                   "netlink, but not audit"});
+  rules.push_back({{"socket"}, Action::kErrno, EINVAL,
+                   {families(kNetlink, 1), {2, Op::kEq, 9, 0}},
+                   "audit netlink: the host's audit log"});
+  rules.push_back({{"socket"}, Action::kErrno, EAFNOSUPPORT, {families(kVsock, 1)},
+                   "vsock: reaches the VM host past the network namespace and the proxy"});
+  return rules;
+}
+
 // The engine default's argument-checked allowances, kept as they are.
 std::map<std::string, std::vector<Rule>> ConditionalRules() {
   std::map<std::string, std::vector<Rule>> rules;
@@ -48,14 +80,7 @@ std::map<std::string, std::vector<Rule>> ConditionalRules() {
                                     {{0, Op::kEq, persona, 0}},
                                     "the usual personalities and the query"});
   }
-  // Audit netlink sockets answer EINVAL, as in the engine default for a box
-  // without CAP_AUDIT_WRITE (AF_NETLINK = 16, NETLINK_AUDIT = 9).
-  rules["socket"] = {
-      {{"socket"}, Action::kAllow, 0, {{2, Op::kNe, 9, 0}}, "any socket but audit netlink"},
-      {{"socket"}, Action::kAllow, 0, {{0, Op::kNe, 16, 0}}, "any socket but audit netlink"},
-      {{"socket"}, Action::kErrno, EINVAL, {{0, Op::kEq, 16, 0}, {2, Op::kEq, 9, 0}},
-       "audit netlink: the host's audit log"},
-  };
+  rules["socket"] = SocketRules();
   return rules;
 }
 

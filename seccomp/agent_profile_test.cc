@@ -46,6 +46,10 @@ TEST(AgentProfile, ChecksArgumentsOfCloneUnsharePersonality) {
   }
   EXPECT_EQ(VerdictFor(profile, "clone").detail, "allow when arg0 & 0x7e020000 == 0x0");
   EXPECT_EQ(VerdictFor(profile, "unshare").detail, "allow when arg0 & 0x7e020080 == 0x0");
+  // socket: every family but vsock (40); netlink (16) but not audit.
+  std::string socket = VerdictFor(profile, "socket").detail;
+  EXPECT_EQ(socket.find("0x28"), std::string::npos) << socket;
+  EXPECT_NE(socket.find("arg0 & 0xffffffff == 0x10 and arg2 != 0x9"), std::string::npos) << socket;
   for (const char* name : {"read", "write", "execve", "futex", "openat", "arch_prctl"}) {
     EXPECT_EQ(VerdictFor(profile, name).access, Access::kAllowed) << name;
   }

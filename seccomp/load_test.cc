@@ -242,6 +242,37 @@ TEST(LoadedFilter, WithoutTheFilterTheProbesFailDifferently) {
   }
 }
 
+// vsock reaches the VM host past the network namespace: refused, also with
+// junk in the upper half of the family (the kernel reads an int). Other
+// families, netlink but audit among them, are the kernel's to answer.
+TEST(LoadedFilter, SocketRefusesVsockAndAuditOnly) {
+  auto result = RunUnderFilter(Box(), [](Reporter& reporter) {
+    auto try_socket = [&](const char* name, long family, long type, long protocol) {
+      errno = 0;
+      long fd = ::syscall(SYS_socket, family, type | SOCK_CLOEXEC, protocol);
+      reporter.Report(name, fd >= 0 ? "ok" : std::strerror(errno));
+      if (fd >= 0) ::close(static_cast<int>(fd));
+    };
+    try_socket("vsock", 40, SOCK_STREAM, 0);
+    try_socket("vsock, upper bits set", 40 | (1L << 32), SOCK_STREAM, 0);
+    try_socket("audit", AF_NETLINK, SOCK_RAW, 9);
+    try_socket("unix", AF_UNIX, SOCK_STREAM, 0);
+    try_socket("inet", AF_INET, SOCK_STREAM, 0);
+    try_socket("inet6 udp", AF_INET6, SOCK_DGRAM, 0);
+    try_socket("netlink route", AF_NETLINK, SOCK_RAW, 0);
+  });
+  ASSERT_EQ(result.reports["loaded"], "yes");
+  ASSERT_TRUE(WIFEXITED(result.wait_status)) << "child status " << result.wait_status;
+  EXPECT_EQ(result.reports["vsock"], std::strerror(EAFNOSUPPORT));
+  EXPECT_EQ(result.reports["vsock, upper bits set"], std::strerror(EAFNOSUPPORT));
+  EXPECT_EQ(result.reports["audit"], std::strerror(EINVAL));
+  EXPECT_EQ(result.reports["unix"], "ok");
+  EXPECT_EQ(result.reports["inet"], "ok");
+  EXPECT_EQ(result.reports["netlink route"], "ok");
+  // IPv6 may be off on the host; the filter must not be the one refusing.
+  EXPECT_NE(result.reports["inet6 udp"], std::strerror(ENOSYS));
+}
+
 TEST(LoadedFilter, AllowPtraceAndUserDeny) {
   policy::SeccompPolicy user;
   user.allow_ptrace = true;
