@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <sstream>
 #include <vector>
 
@@ -101,9 +102,23 @@ std::optional<std::string> OwnedFoldersTar(const std::vector<std::string>& paths
 
 Result<void> GiveVolumesToTheBoxUser(Engine& engine, const SessionPlan& plan) {
   if (plan.uid == 0 || engine.podman()) return Ok();
+  // A note per volume in corral's state folder: "uid:gid CreatedAt" once it
+  // was given, so later sessions skip the extra container (a volume removed
+  // and made again has another CreatedAt).
+  std::string owner = std::to_string(plan.uid) + ":" + std::to_string(plan.gid);
+  auto note = [&](const Mount& m) { return plan.volume_root + "/" + m.source + ".owner"; };
+  auto created = [&](const Mount& m) {
+    auto at = engine.VolumeCreatedAt(m.source);
+    return at && *at ? **at : std::string();
+  };
+  std::vector<const Mount*> volumes;
   std::vector<std::string> targets;
   for (const Mount& m : plan.mounts) {
-    if (m.kind == MountKind::kVolume) targets.push_back(m.target);
+    if (m.kind != MountKind::kVolume) continue;
+    std::string at = created(m);
+    if (!at.empty() && ReadText(note(m)) == owner + " " + at + "\n") continue;
+    volumes.push_back(&m);
+    targets.push_back(m.target);
   }
   if (targets.empty()) return Ok();
   auto tar = OwnedFoldersTar(targets, plan.uid, plan.gid, ::time(nullptr));
@@ -112,6 +127,13 @@ Result<void> GiveVolumesToTheBoxUser(Engine& engine, const SessionPlan& plan) {
   if (!given) {
     log::warn("{}; the box's user may not be able to write to its HOME (Docker makes a new "
               "volume root's)", given.error().message);
+    return Ok();
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(plan.volume_root, ec);
+  for (const Mount* m : volumes) {
+    std::string at = created(*m);
+    if (!at.empty()) (void)WriteFile(note(*m), owner + " " + at + "\n", 0644);
   }
   return Ok();
 }

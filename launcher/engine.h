@@ -67,6 +67,8 @@ class Engine {
   // (created from the plan's image and removed without starting): Docker
   // applies each folder entry's owner and mode to the folder it names.
   Result<void> UnpackIntoVolumes(const SessionPlan& plan, const std::string& tar);
+  // A named volume's CreatedAt, or nullopt when there is no such volume.
+  Result<std::optional<std::string>> VolumeCreatedAt(const std::string& name);
   Result<std::string> Create(const SessionPlan& plan);  // the container id
   Result<void> Start(const std::string& id);
   Result<RawConnection> Attach(const std::string& id);

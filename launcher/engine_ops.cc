@@ -171,6 +171,15 @@ Result<void> Engine::UnpackIntoVolumes(const SessionPlan& plan, const std::strin
   return ok;
 }
 
+Result<std::optional<std::string>> Engine::VolumeCreatedAt(const std::string& name) {
+  auto response = Call("GET", "/volumes/" + Escape(name), "", 10000);
+  if (response && response->status == 404) return std::optional<std::string>();
+  if (auto ok = Expect(response, "volume inspect " + name); !ok) return ok.error();
+  auto json = nlohmann::json::parse(response->body, nullptr, false);
+  if (!json.is_object() || !json["CreatedAt"].is_string()) return std::optional<std::string>("");
+  return std::optional<std::string>(json["CreatedAt"].get<std::string>());
+}
+
 Result<std::string> Engine::Create(const SessionPlan& plan) {
   std::string body = CreateBody(plan, podman_, rootless_).dump();
   auto response = podman_ ? Call("POST", std::string(kLibpod) + "/containers/create", body)
