@@ -68,13 +68,18 @@ void AddGitMounts(const GitLayout& git, const std::string& session_dir,
   }
 }
 
-void AddProjectMounts(const PlanInput& input, const std::string& project, const GitLayout& git,
-                      const std::string& volume_prefix, const std::string& session_dir,
-                      std::vector<Mount>& mounts) {
+Result<void> AddProjectMounts(const PlanInput& input, const std::string& project,
+                              const GitLayout& git, const std::string& volume_prefix,
+                              const std::string& session_dir, std::vector<Mount>& mounts) {
   mounts.push_back(Bind(project, project, false, "the project, read-write at its own path"));
   AddGitMounts(git, session_dir, mounts);
 
   ProjectScan scan = ScanProject(project, input.policy->filesystem.deny_read);
+  if (!scan.incomplete.empty()) {
+    return Error("corral could not look through all of " + project + " for files to hide "
+                 "(filesystem.deny_read): " + scan.incomplete + ". Nothing ran; run the agent "
+                 "in a smaller folder of the project");
+  }
   for (const std::string& file : scan.deny_files) {
     mounts.push_back(Bind(session_dir + "/empty", file, true, "masked (filesystem.deny_read)"));
   }
@@ -91,6 +96,7 @@ void AddProjectMounts(const PlanInput& input, const std::string& project, const 
     mounts.push_back({MountKind::kVolume, name, dir, false, {},
                       "a volume of its own: packages built inside are Linux builds"});
   }
+  return Ok();
 }
 
 Result<void> AddExtraMounts(const policy::FilesystemPolicy& fs, std::vector<Mount>& mounts) {
@@ -156,7 +162,10 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
                     "HOME: a volume for this project, kept between sessions"});
   mounts.push_back({MountKind::kTmpfs, "", "/tmp", false,
                     {"noexec", "nosuid", "nodev", "size=1g", "mode=1777"}, "temporary files"});
-  AddProjectMounts(input, project, git, volume_prefix, plan.session_dir, mounts);
+  if (auto added = AddProjectMounts(input, project, git, volume_prefix, plan.session_dir, mounts);
+      !added) {
+    return added.error();
+  }
   if (auto ok = AddExtraMounts(policy.filesystem, mounts); !ok) return ok.error();
   std::string ca_in_box;
   if (!input.ca_bundle.empty()) {

@@ -136,6 +136,20 @@ TEST(Plan, MasksDenyReadMatchesAndGivesDependencyFoldersVolumes) {
   }
 }
 
+// A walk that stops early could leave a secret unmasked: the box is not set
+// up then, rather than started with what was found.
+TEST(Plan, AProjectTooLargeToLookThroughIsRefused) {
+  TempTree tree;
+  std::string top = tree.Dir("p");
+  for (int i = 0; i < 30; ++i) tree.File("p/f" + std::to_string(i), "x");
+  tree.File("p/zz/.env", "KEY=1");
+  ProjectScan cut = ScanProject(top, {".env"}, 10);
+  EXPECT_NE(cut.incomplete.find("more than 10"), std::string::npos) << cut.incomplete;
+  ProjectScan whole = ScanProject(top, {".env"}, 1000);
+  EXPECT_EQ(whole.incomplete, "");
+  EXPECT_EQ(whole.deny_files, std::vector<std::string>{top + "/zz/.env"});
+}
+
 TEST(Plan, DenyReadNameThatLinksIntoTheProjectMasksTheTarget) {
   // .env -> config/app.conf: reading .env in the box reads the target.
   TempTree tree;

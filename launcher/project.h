@@ -45,13 +45,18 @@ struct ProjectScan {
   std::vector<std::string> deny_files;  // absolute paths matching deny_read
   std::vector<std::string> deny_dirs;
   std::vector<std::string> dep_dirs;    // node_modules/.venv folders, absolute
+  // Why the walk stopped before the end (too many entries, a read error):
+  // secrets past that point would not be masked, so the box is not set up.
+  std::string incomplete;
 };
 
 // One bounded walk of the project: files and folders matching `deny_read`
 // globs (a glob with '/' matches the relative path, else the name), and
 // node_modules/.venv folders up to five levels down. Skips .git and the
-// dependency folders' insides.
-ProjectScan ScanProject(const std::string& top, const std::vector<std::string>& deny_read);
+// dependency folders' insides. Stops after `max_entries` entries (see
+// ProjectScan::incomplete).
+ProjectScan ScanProject(const std::string& top, const std::vector<std::string>& deny_read,
+                        std::size_t max_entries = 1000000);
 
 // An unsafe folder to share gives a one-line refusal saying what to do.
 struct Folders {

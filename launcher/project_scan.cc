@@ -11,7 +11,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int kDepDepth = 5;                  // node_modules/.venv this deep at most
-constexpr std::size_t kMaxEntries = 200000;   // bounds the walk on huge trees
 
 bool IsDepDir(const std::string& name) { return name == "node_modules" || name == ".venv"; }
 
@@ -27,7 +26,8 @@ bool Matches(const std::vector<std::string>& globs, const std::string& name,
 
 }  // namespace
 
-ProjectScan ScanProject(const std::string& top, const std::vector<std::string>& deny_read) {
+ProjectScan ScanProject(const std::string& top, const std::vector<std::string>& deny_read,
+                        std::size_t max_entries) {
   ProjectScan scan;
   std::error_code ec;
   fs::recursive_directory_iterator it(top, fs::directory_options::skip_permission_denied, ec);
@@ -35,7 +35,11 @@ ProjectScan ScanProject(const std::string& top, const std::vector<std::string>& 
   std::string real_top = fs::canonical(top, ec).string();
   if (ec) return scan;
   for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (++seen > kMaxEntries) break;
+    if (++seen > max_entries) {
+      scan.incomplete = "it holds more than " + std::to_string(max_entries) +
+                        " files and folders (outside .git, node_modules and .venv)";
+      break;
+    }
     const fs::directory_entry& entry = *it;
     std::string name = entry.path().filename().string();
     std::string relative = entry.path().lexically_relative(top).string();
@@ -71,6 +75,7 @@ ProjectScan ScanProject(const std::string& top, const std::vector<std::string>& 
       scan.deny_files.push_back(entry.path().string());
     }
   }
+  if (ec && scan.incomplete.empty()) scan.incomplete = "reading it failed: " + ec.message();
   // A target reached by name and through a link is masked once: engines
   // refuse two mounts on one path.
   for (auto* list : {&scan.deny_files, &scan.deny_dirs}) {
