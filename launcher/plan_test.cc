@@ -109,6 +109,21 @@ TEST(Plan, WorktreeMountsTheMainRepositoryGitToo) {
   EXPECT_TRUE(Find(*plan, main_git + "/worktrees/wt/commondir")->read_only);
 }
 
+TEST(Plan, ACommondirWrittenIntoTheMainRepositoryIsWatched) {
+  TempTree tree;
+  std::string main_git = tree.Dir("main/.git");
+  std::string sub = tree.Dir("main/src");
+  EXPECT_EQ(CommondirToWatch(tree.Dir("main")), main_git + "/commondir");
+  EXPECT_EQ(CommondirToWatch(sub), main_git + "/commondir");
+  tree.File("main/.git/worktrees/wt/commondir", "../..\n");
+  std::string wt = tree.Dir("wt");
+  tree.File("wt/.git", "gitdir: " + main_git + "/worktrees/wt\n");
+  EXPECT_EQ(CommondirToWatch(wt), "");  // a worktree's own commondir is git's
+  EXPECT_EQ(CommondirToWatch(tree.Dir("not-git")), "");
+  tree.File("main/.git/commondir", ".\n");
+  EXPECT_EQ(CommondirToWatch(tree.Dir("main")), "");  // there before: not ours to remove
+}
+
 TEST(Plan, MasksDenyReadMatchesAndGivesDependencyFoldersVolumes) {
   TempTree tree;
   std::string top = tree.Dir("p");

@@ -19,6 +19,13 @@ struct GitLayout {
 // Walks up from `dir` to the nearest folder holding `.git` (folder or file).
 GitLayout FindGit(const std::string& dir);
 
+// `.git/commondir` makes git take hooks and config from the folder it names.
+// Only a worktree's gitdir has one, so in a main repository a new one can
+// only have been written by the box, and would let it choose the hooks git
+// runs on the host. The path to check when the session ends, or "" when the
+// project is not a main repository or already has the file.
+std::string CommondirToWatch(const std::string& project_dir);
+
 // "host:port" for each remote URL in a .git/config text, `origin` first.
 // https → 443, http → 80, ssh:// and scp-like user@host:path → 22 (or the
 // URL's port), git:// → 9418. Local paths and file:// give nothing.

@@ -71,6 +71,14 @@ GitLayout FindGit(const std::string& dir) {
   }
 }
 
+std::string CommondirToWatch(const std::string& project_dir) {
+  GitLayout git = FindGit(project_dir);
+  if (git.top.empty() || !git.common_dir.empty()) return "";
+  std::string path = git.git_dir + "/commondir";
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 ? "" : path;
+}
+
 std::string HostOfUrl(const std::string& raw) {
   std::string url = Trim(raw);
   std::string scheme, rest;

@@ -10,6 +10,7 @@
 #include "launcher/box_user.h"
 #include "launcher/engine.h"
 #include "launcher/launcher.h"
+#include "launcher/project.h"
 #include "launcher/services.h"
 #include "launcher/session_io.h"
 #include "launcher/unboxed.h"
@@ -20,13 +21,21 @@ namespace {
 // Removes the container and the session folder when it goes out of scope.
 class Cleanup {
  public:
-  explicit Cleanup(const SessionPlan& plan) : plan_(plan) {}
+  explicit Cleanup(const SessionPlan& plan)
+      : plan_(plan), commondir_(CommondirToWatch(plan.project_dir)) {}
   ~Cleanup() {
     if (engine_ && !container_.empty()) {
       if (auto ok = engine_->Remove(container_); !ok) {
         std::fprintf(stderr, "corral: %s (remove it with: corral stop %s)\n",
                      ok.error().message.c_str(), plan_.session_id.c_str());
       }
+    }
+    // The box is gone: nothing can write the file again before it goes.
+    if (!commondir_.empty() && ::unlink(commondir_.c_str()) == 0) {
+      std::fprintf(stderr,
+                   "corral: removed %s, which the box wrote: it would have made git on this "
+                   "machine take its hooks and config from another folder\n",
+                   commondir_.c_str());
     }
     if (reaper_) reaper_->Done();
     RemoveSessionDir(plan_);
@@ -40,6 +49,7 @@ class Cleanup {
 
  private:
   const SessionPlan& plan_;
+  std::string commondir_;
   Engine* engine_ = nullptr;
   std::string container_;
   std::optional<Reaper> reaper_;

@@ -348,7 +348,8 @@ def main():
         script = ("/bin/sh -c 'kubectl get pods'; echo sh-$?; "
                   "env -i /usr/bin/bash -c 'aws s3 ls'; echo bash-$?; "
                   "/bin/sh -c 'echo diverted-ok'; /usr/bin/bash -c 'echo bash-ok'; "
-                  "ls -A /context | tr '\\n' ' ' | sed 's/^/context: /'; echo")
+                  "ls -A /context | tr '\\n' ' ' | sed 's/^/context: /'; echo; "
+                  "echo /elsewhere > .git/commondir")
         r = run([CORRAL, "run", "--headless", "--image", tag, "--build", str(ctx), "--",
                  "/bin/busybox", "sh", "-c", script],
                 cwd=proj, env=env, stdin=subprocess.DEVNULL, timeout=300)
@@ -358,6 +359,9 @@ def main():
               r.stdout + r.stderr[-600:])
         check("diverted-ok" in r.stdout and "bash-ok" in r.stdout,
               "diverted image: other commands run through the real shells", r.stdout)
+        check(not (proj / ".git" / "commondir").exists() and "removed" in r.stderr,
+              "a .git/commondir the box wrote is removed when the session ends",
+              r.stderr[-400:])
         listed = next((line for line in r.stdout.splitlines() if line.startswith("context: ")), "")
         check("Dockerfile" in listed and "divert-shells" in listed and "secret.env" not in listed
               and "cache" not in listed,
