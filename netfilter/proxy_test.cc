@@ -66,10 +66,11 @@ std::string ReadUntil(int fd, std::string_view until = {}) {
   return out;
 }
 
-// An origin on 127.0.0.2 that echoes every byte back.
-class EchoOrigin {
+// A server on 127.0.0.2 that gives each connection to `serve` on a thread of
+// its own (serve closes the descriptor).
+class LoopbackOrigin {
  public:
-  EchoOrigin() {
+  explicit LoopbackOrigin(void (*serve)(int fd)) {
     listener_ = UniqueFd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
     sockaddr_in sin{};
     sin.sin_family = AF_INET;
@@ -79,21 +80,15 @@ class EchoOrigin {
     socklen_t len = sizeof sin;
     getsockname(listener_.get(), reinterpret_cast<sockaddr*>(&sin), &len);
     port_ = ntohs(sin.sin_port);
-    thread_ = std::thread([this] {
+    thread_ = std::thread([this, serve] {
       while (true) {
         int fd = ::accept(listener_.get(), nullptr, nullptr);
         if (fd < 0) return;
-        std::thread([fd] {
-          char buf[4096];
-          ssize_t n;
-          while ((n = ::read(fd, buf, sizeof buf)) > 0)
-            ::send(fd, buf, static_cast<std::size_t>(n), MSG_NOSIGNAL);
-          ::close(fd);
-        }).detach();
+        std::thread(serve, fd).detach();
       }
     });
   }
-  ~EchoOrigin() {
+  ~LoopbackOrigin() {
     ::shutdown(listener_.get(), SHUT_RDWR);
     thread_.join();
   }
@@ -105,64 +100,42 @@ class EchoOrigin {
   std::thread thread_;
 };
 
-// An origin on 127.0.0.2 that answers each request (head and
-// Content-Length body) with 200 and, as the body, the bytes it received.
-class HttpOrigin {
- public:
-  HttpOrigin() {
-    listener_ = UniqueFd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    sockaddr_in sin{};
-    sin.sin_family = AF_INET;
-    inet_pton(AF_INET, "127.0.0.2", &sin.sin_addr);
-    ::bind(listener_.get(), reinterpret_cast<sockaddr*>(&sin), sizeof sin);
-    ::listen(listener_.get(), 64);
-    socklen_t len = sizeof sin;
-    getsockname(listener_.get(), reinterpret_cast<sockaddr*>(&sin), &len);
-    port_ = ntohs(sin.sin_port);
-    thread_ = std::thread([this] {
-      while (true) {
-        int fd = ::accept(listener_.get(), nullptr, nullptr);
-        if (fd < 0) return;
-        std::thread([fd] { Serve(fd); }).detach();
-      }
-    });
+// Echoes every byte back.
+void ServeEcho(int fd) {
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(fd, buf, sizeof buf)) > 0) {
+    ::send(fd, buf, static_cast<std::size_t>(n), MSG_NOSIGNAL);
   }
-  ~HttpOrigin() {
-    ::shutdown(listener_.get(), SHUT_RDWR);
-    thread_.join();
-  }
-  uint16_t port() const { return port_; }
+  ::close(fd);
+}
 
- private:
-  static void Serve(int fd) {
-    std::string in;
-    char buf[4096];
-    while (true) {
-      std::size_t end = in.find("\r\n\r\n");
-      if (end != std::string::npos) {
-        std::size_t length = 0;
-        std::size_t cl = in.find("\r\nContent-Length: ");
-        if (cl != std::string::npos && cl < end) length = std::stoul(in.substr(cl + 18));
-        if (in.size() >= end + 4 + length) {
-          std::string request = in.substr(0, end + 4 + length);
-          in.erase(0, request.size());
-          std::string reply = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(request.size()) +
-                              "\r\n\r\n" + request;
-          ::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL);
-          continue;
-        }
+// Answers each request (head and Content-Length body) with 200 and, as the
+// body, the bytes it received.
+void ServeHttpEcho(int fd) {
+  std::string in;
+  char buf[4096];
+  while (true) {
+    std::size_t end = in.find("\r\n\r\n");
+    if (end != std::string::npos) {
+      std::size_t length = 0;
+      std::size_t cl = in.find("\r\nContent-Length: ");
+      if (cl != std::string::npos && cl < end) length = std::stoul(in.substr(cl + 18));
+      if (in.size() >= end + 4 + length) {
+        std::string request = in.substr(0, end + 4 + length);
+        in.erase(0, request.size());
+        std::string reply = "HTTP/1.1 200 OK\r\nContent-Length: " +
+                            std::to_string(request.size()) + "\r\n\r\n" + request;
+        ::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL);
+        continue;
       }
-      ssize_t n = ::read(fd, buf, sizeof buf);
-      if (n <= 0) break;
-      in.append(buf, static_cast<std::size_t>(n));
     }
-    ::close(fd);
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    in.append(buf, static_cast<std::size_t>(n));
   }
-
-  UniqueFd listener_;
-  uint16_t port_ = 0;
-  std::thread thread_;
-};
+  ::close(fd);
+}
 
 class ProxyTest : public ::testing::Test {
  protected:
@@ -199,8 +172,8 @@ class ProxyTest : public ::testing::Test {
   std::string OriginTarget() { return "origin.test:" + std::to_string(origin_.port()); }
   std::string WebTarget() { return "web.test:" + std::to_string(web_.port()); }
 
-  EchoOrigin origin_;
-  HttpOrigin web_;
+  LoopbackOrigin origin_{ServeEcho};
+  LoopbackOrigin web_{ServeHttpEcho};
   std::shared_ptr<FakeResolver> resolver_ = std::make_shared<FakeResolver>();
   std::shared_ptr<FakeClock> clock_ = std::make_shared<FakeClock>();
   std::unique_ptr<Proxy> proxy_;
