@@ -319,8 +319,7 @@ void Walker::HandleShell(std::string_view name, std::span<const Arg> args, const
   ReadsStdin(name, ctx);
 }
 
-void Walker::ReadsStdin(std::string_view name, const Ctx& ctx) {
-  const shell::SimpleCommand& command = *ctx.command;
+const shell::Redirect* StdinRedirect(const shell::SimpleCommand& command) {
   const shell::Redirect* input = nullptr;
   for (const shell::Redirect& redirect : command.redirects) {
     using shell::RedirectOp;
@@ -331,6 +330,18 @@ void Walker::ReadsStdin(std::string_view name, const Ctx& ctx) {
       input = &redirect;
     }
   }
+  return input;
+}
+
+bool Walker::InDownloadPipeline(const shell::SimpleCommand& command) const {
+  return command.pipe_index > 0 &&
+         std::find(downloader_pipelines_.begin(), downloader_pipelines_.end(),
+                   command.pipeline_id) != downloader_pipelines_.end();
+}
+
+void Walker::ReadsStdin(std::string_view name, const Ctx& ctx) {
+  const shell::SimpleCommand& command = *ctx.command;
+  const shell::Redirect* input = StdinRedirect(command);
   const Arg who{name, 0, {}, 0, 0, 0, 0};
   Arg program = who;
   std::tie(program.begin, program.end) =
@@ -370,8 +381,7 @@ void Walker::ReadsStdin(std::string_view name, const Ctx& ctx) {
   }
   if (command.pipe_index > 0) {
     Undetermined(std::string(name) + " reads its commands from a pipe", &program);
-    if (std::find(downloader_pipelines_.begin(), downloader_pipelines_.end(),
-                  command.pipeline_id) != downloader_pipelines_.end()) {
+    if (InDownloadPipeline(command)) {
       Danger(DangerousMatch{std::string(kPipeToShell), "a download is piped into " +
                                                            std::string(name)});
     }

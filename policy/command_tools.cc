@@ -270,28 +270,23 @@ void Walker::HandleInlineCode(std::string_view name, std::span<const Arg> args, 
   if (awk || (operand != args.end() && operand->text != "-")) return;
   const shell::SimpleCommand& command = *ctx.command;
   // curl ... | python3: downloaded code runs, as with curl ... | sh.
-  if (command.pipe_index > 0 &&
-      std::find(downloader_pipelines_.begin(), downloader_pipelines_.end(),
-                command.pipeline_id) != downloader_pipelines_.end()) {
+  if (InDownloadPipeline(command)) {
     Danger(DangerousMatch{std::string(kPipeToShell),
                           "a download is piped into " + std::string(name)});
   }
-  if (listed_) return;
-  for (const shell::Redirect& redirect : command.redirects) {
-    if (redirect.fd > 0) continue;
-    Arg code;
-    if (redirect.op == shell::RedirectOp::kHeredoc) {
-      code.text = command.source.substr(redirect.body_begin, redirect.body_end - redirect.body_begin);
-      std::tie(code.begin, code.end) = command.origin->Map(redirect.body_begin, redirect.body_end);
-    } else if (redirect.op == shell::RedirectOp::kHereString) {
-      code.text = redirect.target.text;
-      std::tie(code.begin, code.end) =
-          command.origin->Map(redirect.target.begin, redirect.target.end);
-    } else {
-      continue;
-    }
-    ScanInlineCode(name, code);
+  const shell::Redirect* input = StdinRedirect(command);
+  if (listed_ || input == nullptr) return;
+  Arg code;
+  if (input->op == shell::RedirectOp::kHeredoc) {
+    code.text = command.source.substr(input->body_begin, input->body_end - input->body_begin);
+    std::tie(code.begin, code.end) = command.origin->Map(input->body_begin, input->body_end);
+  } else if (input->op == shell::RedirectOp::kHereString) {
+    code.text = input->target.text;
+    std::tie(code.begin, code.end) = command.origin->Map(input->target.begin, input->target.end);
+  } else {
+    return;
   }
+  ScanInlineCode(name, code);
 }
 
 void Walker::ScanInlineCode(std::string_view name, const Arg& code) {

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "policy/shell_parser.h"
+
 namespace corral::policy {
 
 inline bool OneOf(std::string_view word, std::initializer_list<std::string_view> list) {
@@ -16,6 +18,10 @@ inline bool OneOf(std::string_view word, std::initializer_list<std::string_view>
 // The option that gives an interpreter inline code ("-c" for python, "-e"
 // for perl, ...), "" when `name` is not one.
 std::string_view InlineCodeFlag(std::string_view name);
+
+// The redirection standard input reads from (the last one wins, as in the
+// shell), or nullptr.
+const shell::Redirect* StdinRedirect(const shell::SimpleCommand& command);
 
 // Splits env -S text (and git alias values) into words: blanks separate,
 // quotes group, a backslash escapes.

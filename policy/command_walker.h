@@ -53,6 +53,8 @@ class Walker final : public shell::Visitor {
   // Handlers (command_handlers.cc).
   void HandleShell(std::string_view name, std::span<const Arg> args, const Ctx& ctx);
   void ReadsStdin(std::string_view name, const Ctx& ctx);
+  // A later stage of a pipeline that starts with a download (curl ... | X).
+  bool InDownloadPipeline(const shell::SimpleCommand& command) const;
   void StdinShell(std::string_view name, const Ctx& ctx);
   static bool StartsShellWithoutCommand(std::string_view name, std::span<const Arg> args);
   void HandleEval(std::span<const Arg> args, const Ctx& ctx);

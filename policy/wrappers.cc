@@ -167,7 +167,8 @@ constexpr WrapperSpec kWrappers[] = {
 };
 
 // How many arguments a long option in `list` takes: 0 when it is not there,
-// else 1, or N when written NAME:N.
+// else 1, or N when written NAME:N. Lists without counts (subcommands,
+// flags) are asked only whether a word is in them.
 int LongArity(std::string_view list, std::string_view name) {
   while (!list.empty()) {
     std::size_t space = list.find(' ');
@@ -182,15 +183,8 @@ int LongArity(std::string_view list, std::string_view name) {
   return 0;
 }
 
-bool InList(std::string_view list, std::string_view word) {
-  while (!list.empty()) {
-    std::size_t space = list.find(' ');
-    if (list.substr(0, space) == word) return true;
-    if (space == std::string_view::npos) break;
-    list.remove_prefix(space + 1);
-  }
-  return false;
-}
+bool InList(std::string_view list, std::string_view word) { return LongArity(list, word) > 0; }
+
 
 }  // namespace
 
