@@ -1,12 +1,12 @@
 #include "launcher/build_context.h"
 
-#include <sys/stat.h>
-
+#include <cctype>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+
+#include "launcher/project.h"
 
 namespace corral::launcher {
+namespace fs = std::filesystem;
 namespace {
 
 std::string_view Trim(std::string_view text) {
@@ -20,25 +20,9 @@ std::string_view Trim(std::string_view text) {
 }
 
 // Go's filepath.Clean on a '/'-separated path, then its leading '/' dropped.
-std::string CleanPattern(std::string_view path) {
-  bool rooted = !path.empty() && path.front() == '/';
-  std::vector<std::string_view> parts;
-  while (!path.empty()) {
-    std::size_t slash = path.find('/');
-    std::string_view part = path.substr(0, slash);
-    path.remove_prefix(slash == std::string_view::npos ? path.size() : slash + 1);
-    if (part.empty() || part == ".") continue;
-    if (part == ".." && !parts.empty() && parts.back() != "..") {
-      parts.pop_back();
-    } else if (part != ".." || !rooted) {
-      parts.push_back(part);
-    }
-  }
-  std::string clean;
-  for (std::string_view part : parts) {
-    if (!clean.empty()) clean += '/';
-    clean += part;
-  }
+std::string CleanPattern(std::string_view pattern) {
+  std::string clean = NormalPath(std::string(pattern));
+  if (clean.size() > 1 && clean.front() == '/') clean.erase(0, 1);
   return clean.empty() ? "." : clean;
 }
 
@@ -182,21 +166,14 @@ bool IgnoreRules::Excludes(std::string_view path) const {
 }
 
 Result<std::vector<std::string>> ContextEntries(const std::string& dir) {
-  namespace fs = std::filesystem;
+  std::error_code error;
   std::string ignore_name = ".dockerignore";
-  std::ifstream in(dir + "/" + ignore_name);
-  if (!in) {
-    ignore_name = ".containerignore";
-    in.open(dir + "/" + ignore_name);
-  }
-  if (!in) return std::vector<std::string>{};
-  std::stringstream text;
-  text << in.rdbuf();
-  auto rules = IgnoreRules::Parse(text.str());
+  if (!fs::exists(dir + "/" + ignore_name, error)) ignore_name = ".containerignore";
+  if (!fs::exists(dir + "/" + ignore_name, error)) return std::vector<std::string>{};
+  auto rules = IgnoreRules::Parse(ReadText(dir + "/" + ignore_name));
   if (!rules) return rules.error().Context(dir + "/" + ignore_name);
 
   std::vector<std::string> entries = {"."};
-  std::error_code error;
   fs::recursive_directory_iterator it(dir, error), end;
   for (; !error && it != end; it.increment(error)) {
     std::string relative = it->path().lexically_relative(dir).generic_string();
