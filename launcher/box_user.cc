@@ -111,13 +111,14 @@ Result<void> GiveVolumesToTheBoxUser(Engine& engine, const SessionPlan& plan) {
     auto at = engine.VolumeCreatedAt(m.source);
     return at && *at ? **at : std::string();
   };
-  std::vector<const Mount*> volumes;
+  // Each volume not yet given, with its CreatedAt ("" until the volume exists).
+  std::vector<std::pair<const Mount*, std::string>> volumes;
   std::vector<std::string> targets;
   for (const Mount& m : plan.mounts) {
     if (m.kind != MountKind::kVolume) continue;
     std::string at = created(m);
     if (!at.empty() && ReadText(note(m)) == owner + " " + at + "\n") continue;
-    volumes.push_back(&m);
+    volumes.emplace_back(&m, at);
     targets.push_back(m.target);
   }
   if (targets.empty()) return Ok();
@@ -131,8 +132,8 @@ Result<void> GiveVolumesToTheBoxUser(Engine& engine, const SessionPlan& plan) {
   }
   std::error_code ec;
   std::filesystem::create_directories(plan.volume_root, ec);
-  for (const Mount* m : volumes) {
-    std::string at = created(*m);
+  for (auto& [m, at] : volumes) {
+    if (at.empty()) at = created(*m);  // made just now, by the unpacking container
     if (!at.empty()) (void)WriteFile(note(*m), owner + " " + at + "\n", 0644);
   }
   return Ok();

@@ -82,6 +82,9 @@ class Engine {
  private:
   Result<HttpResponse> Call(const std::string& method, const std::string& path,
                             const std::string& body = "", long timeout_ms = 0);
+  // Creates a container that is never started (to read or write its files);
+  // its id. `what` names the step in an error.
+  Result<std::string> CreateUnstarted(const nlohmann::json& body, const std::string& what);
   static Result<std::optional<Engine>> Ping(const Endpoint& endpoint, std::string& tried);
   Endpoint endpoint_;
   std::string api_;  // "/v1.41"

@@ -116,6 +116,14 @@ nlohmann::json CreateBody(const SessionPlan& plan, bool podman, bool rootless) {
   return libpod::Render(keep_id);
 }
 
+Result<std::string> Engine::CreateUnstarted(const nlohmann::json& body, const std::string& what) {
+  auto created = Call("POST", "/containers/create", body.dump(), 30000);
+  if (auto ok = Expect(created, what); !ok) return ok.error();
+  auto json = nlohmann::json::parse(created->body, nullptr, false);
+  if (!json.is_object() || !json["Id"].is_string()) return Error(what + ": no Id");
+  return json["Id"].get<std::string>();
+}
+
 Result<std::vector<std::optional<std::string>>> Engine::ImageFiles(
     const std::string& image, const std::vector<std::string>& paths) {
   std::string what = "read files from " + image;
@@ -123,11 +131,9 @@ Result<std::vector<std::optional<std::string>>> Engine::ImageFiles(
                          {"Cmd", {"/corral-reads-a-file"}},  // never started
                          {"NetworkDisabled", true},
                          {"Labels", {{"corral.purpose", "read files"}}}};
-  auto created = Call("POST", "/containers/create", body.dump(), 30000);
-  if (auto ok = Expect(created, what); !ok) return ok.error();
-  auto json = nlohmann::json::parse(created->body, nullptr, false);
-  if (!json.is_object() || !json["Id"].is_string()) return Error(what + ": no Id");
-  std::string id = json["Id"];
+  auto created = CreateUnstarted(body, what);
+  if (!created) return created.error();
+  const std::string& id = *created;
   std::vector<std::optional<std::string>> files;
   for (const std::string& path : paths) {
     auto archive = Call("GET", "/containers/" + id + "/archive?path=" + Escape(path), "", 30000);
@@ -159,11 +165,9 @@ Result<void> Engine::UnpackIntoVolumes(const SessionPlan& plan, const std::strin
                          {"NetworkDisabled", true},
                          {"Labels", {{"corral.purpose", "volume owners"}}},
                          {"HostConfig", {{"Mounts", mounts}, {"NetworkMode", "none"}}}};
-  auto created = Call("POST", "/containers/create", body.dump(), 30000);
-  if (auto ok = Expect(created, what); !ok) return ok.error();
-  auto json = nlohmann::json::parse(created->body, nullptr, false);
-  if (!json.is_object() || !json["Id"].is_string()) return Error(what + ": no Id");
-  std::string id = json["Id"];
+  auto created = CreateUnstarted(body, what);
+  if (!created) return created.error();
+  const std::string& id = *created;
   auto put = HttpRequest(endpoint_, "PUT", api_ + "/containers/" + id + "/archive?path=%2F", tar,
                          30000, "application/x-tar");
   auto ok = Expect(put, what);
