@@ -1,0 +1,455 @@
+#!/usr/bin/env python3
+"""A scripted model: a local HTTP server that stands in for an agent's API and
+answers, in the API's real wire format, with a fixed list of tool calls.
+
+It speaks the Anthropic Messages API as Claude Code uses it (POST /v1/messages,
+streamed as server-sent events, tool_use blocks sent as input_json_delta) and
+the OpenAI Responses API as Codex uses it (POST /v1/responses, streamed
+response.* events, function_call items for its shell tool). Each request's body
+is recorded, so a test can read the tool results the agent sent back.
+
+Which step to answer is worked out from the request itself: the number of this
+script's tool calls whose results are already in the conversation. A retried
+request gets the same answer, and the agent's side requests (titles, topic
+checks, quota probes: they carry no tools) get a short text.
+
+Usage as a program (the demo, or trying an agent by hand):
+    scripted_model.py [--port N] [--steps FILE.json] [--log FILE]
+prints `listening on http://127.0.0.1:PORT` and serves until killed.
+"""
+import argparse
+import http.server
+import json
+import shlex
+import sys
+import threading
+import uuid
+
+TOOL_ID_PREFIX = "corral"
+FINAL_TEXT = "Done: every step of the script ran."
+
+
+def write_step(path, content):
+    """Write `content` to `path`, relative to the agent's working folder."""
+    return {"write": path, "content": content}
+
+
+def shell_step(command):
+    """Run `command` (one shell line) with the agent's shell tool."""
+    return {"shell": command}
+
+
+def demo_steps(forbidden_url="http://other.test/"):
+    """The four steps of issue 13: write a file, `aws s3 ls`, fetch a host that
+    is not allowed, `git push --force`."""
+    return [
+        write_step("NOTES.md", "Written by the agent inside its box.\n"),
+        shell_step("aws s3 ls"),
+        shell_step("curl -sS --max-time 20 -o /dev/null -w 'HTTP %{http_code}\\n' "
+                   + shlex.quote(forbidden_url)),
+        shell_step("git push --force origin HEAD"),
+    ]
+
+
+class Recorder:
+    """Every request the server got, in order, thread-safe."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._requests = []
+
+    def add(self, method, path, headers, body):
+        with self._lock:
+            self._requests.append({"method": method, "path": path, "headers": headers,
+                                   "body": body})
+
+    def all(self):
+        with self._lock:
+            return list(self._requests)
+
+
+# ---------------------------------------------------------------- Anthropic
+
+def anthropic_tool_results(body):
+    """{tool_use_id: (text, is_error)} for this script's tool calls in a request."""
+    found = {}
+    for message in body.get("messages", []):
+        content = message.get("content")
+        if message.get("role") != "user" or not isinstance(content, list):
+            continue
+        for block in content:
+            if block.get("type") != "tool_result":
+                continue
+            tool_id = block.get("tool_use_id", "")
+            if tool_id.startswith("toolu_" + TOOL_ID_PREFIX):
+                found[tool_id] = (_text_of(block.get("content")), bool(block.get("is_error")))
+    return found
+
+
+def _text_of(content):
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return ""
+
+
+def anthropic_working_folder(body):
+    """The working folder Claude Code names in its system prompt (or its first
+    message), for the Write tool, which wants an absolute path."""
+    texts = [_text_of(body.get("system"))]
+    for message in body.get("messages", [])[:1]:
+        texts.append(_text_of(message.get("content")))
+    for text in texts:
+        for line in text.splitlines():
+            line = line.strip().lstrip("-* ").strip()
+            for label in ("Primary working directory:", "Working directory:"):
+                if line.startswith(label):
+                    return line[len(label):].strip()
+    return None
+
+
+def anthropic_tool_call(step, number, body):
+    names = {tool.get("name") for tool in body.get("tools", [])}
+    if "write" in step:
+        folder = anthropic_working_folder(body)
+        if "Write" in names and folder:
+            return "Write", {"file_path": folder.rstrip("/") + "/" + step["write"],
+                             "content": step["content"]}
+        command = f"printf %s {shlex.quote(step['content'])} > {shlex.quote(step['write'])}"
+        return "Bash", {"command": command, "description": f"Write {step['write']}"}
+    return "Bash", {"command": step["shell"], "description": f"Step {number + 1}"}
+
+
+def anthropic_events(body, steps):
+    """The SSE events answering one Messages request."""
+    tools = {tool.get("name") for tool in body.get("tools", [])}
+    done = len(anthropic_tool_results(body))
+    model = body.get("model", "scripted")
+    message_id = "msg_" + uuid.uuid4().hex[:24]
+    events = [("message_start", {"type": "message_start", "message": {
+        "id": message_id, "type": "message", "role": "assistant", "model": model,
+        "content": [], "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 1}}})]
+    if "Bash" in tools and done < len(steps):
+        name, tool_input = anthropic_tool_call(steps[done], done, body)
+        tool_id = f"toolu_{TOOL_ID_PREFIX}_{done}"
+        encoded = json.dumps(tool_input)
+        half = len(encoded) // 2  # two deltas: the client must join partial JSON
+        events += [
+            ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {
+                "type": "tool_use", "id": tool_id, "name": name, "input": {}}}),
+            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {
+                "type": "input_json_delta", "partial_json": encoded[:half]}}),
+            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {
+                "type": "input_json_delta", "partial_json": encoded[half:]}}),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        ]
+        stop = "tool_use"
+    else:
+        text = FINAL_TEXT if "Bash" in tools else "Scripted"
+        events += [
+            ("content_block_start", {"type": "content_block_start", "index": 0,
+                                     "content_block": {"type": "text", "text": ""}}),
+            ("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                     "delta": {"type": "text_delta", "text": text}}),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        ]
+        stop = "end_turn"
+    events += [
+        ("message_delta", {"type": "message_delta",
+                           "delta": {"stop_reason": stop, "stop_sequence": None},
+                           "usage": {"output_tokens": 20}}),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+    return events
+
+
+def anthropic_message(events):
+    """The same answer as one JSON message, for a request that does not stream."""
+    message = dict(events[0][1]["message"])
+    block, partial = None, ""
+    for name, data in events[1:]:
+        if name == "content_block_start":
+            block = dict(data["content_block"])
+        elif name == "content_block_delta":
+            delta = data["delta"]
+            if delta["type"] == "text_delta":
+                block["text"] += delta["text"]
+            else:
+                partial += delta["partial_json"]
+        elif name == "content_block_stop":
+            if block.get("type") == "tool_use":
+                block["input"] = json.loads(partial)
+            message["content"] = [block]
+        elif name == "message_delta":
+            message["stop_reason"] = data["delta"]["stop_reason"]
+    return message
+
+
+# ------------------------------------------------------------ OpenAI (Codex)
+
+SHELL_TOOLS = ("shell", "container.exec", "local_shell", "exec_command", "shell_command")
+
+
+def responses_tool_results(body):
+    """{call_id: output text} for this script's function calls in a request."""
+    found = {}
+    for item in body.get("input", []):
+        if not isinstance(item, dict):
+            continue
+        if item.get("type") not in ("function_call_output", "custom_tool_call_output"):
+            continue
+        call_id = item.get("call_id", "")
+        if call_id.startswith("call_" + TOOL_ID_PREFIX):
+            output = item.get("output")
+            if isinstance(output, dict):
+                output = output.get("content", json.dumps(output))
+            elif isinstance(output, list):
+                output = _text_of(output)
+            found[call_id] = output if isinstance(output, str) else json.dumps(output)
+    return found
+
+
+def responses_tool_names(body):
+    names = []
+    for tool in body.get("tools", []):
+        names.append(tool.get("name") or tool.get("type"))
+    return names
+
+
+def responses_shell_call(step, tools):
+    """A function call for Codex's shell tool, in whichever spelling it offers."""
+    if "write" in step:
+        line = f"printf %s {shlex.quote(step['content'])} > {shlex.quote(step['write'])}"
+    else:
+        line = step["shell"]
+    if "shell" in tools:
+        return "shell", {"command": ["bash", "-lc", line]}
+    if "shell_command" in tools:
+        return "shell_command", {"command": line}
+    if "exec_command" in tools:
+        return "exec_command", {"cmd": line}
+    return None
+
+
+def responses_events(body, steps):
+    tools = responses_tool_names(body)
+    done = len(responses_tool_results(body))
+    response_id = "resp_" + uuid.uuid4().hex[:24]
+    model = body.get("model", "scripted")
+    base = {"id": response_id, "object": "response", "model": model, "status": "in_progress",
+            "output": []}
+    events = [("response.created", {"type": "response.created", "response": base})]
+    call = responses_shell_call(steps[done], tools) if done < len(steps) else None
+    if call:
+        name, arguments = call
+        item = {"type": "function_call", "id": f"fc_{TOOL_ID_PREFIX}_{done}",
+                "call_id": f"call_{TOOL_ID_PREFIX}_{done}", "name": name,
+                "arguments": json.dumps(arguments), "status": "completed"}
+    else:
+        text = FINAL_TEXT if tools else "Scripted"
+        item = {"type": "message", "id": f"msg_{TOOL_ID_PREFIX}_{done}", "role": "assistant",
+                "status": "completed", "content": [{"type": "output_text", "text": text,
+                                                    "annotations": []}]}
+    added = dict(item)
+    if call:
+        added["arguments"] = ""
+        added["status"] = "in_progress"
+    else:
+        added["content"] = []
+        added["status"] = "in_progress"
+    events.append(("response.output_item.added",
+                   {"type": "response.output_item.added", "output_index": 0, "item": added}))
+    if call:
+        events.append(("response.function_call_arguments.delta", {
+            "type": "response.function_call_arguments.delta", "item_id": item["id"],
+            "output_index": 0, "delta": item["arguments"]}))
+        events.append(("response.function_call_arguments.done", {
+            "type": "response.function_call_arguments.done", "item_id": item["id"],
+            "output_index": 0, "arguments": item["arguments"]}))
+    else:
+        text = item["content"][0]["text"]
+        events.append(("response.output_text.delta", {
+            "type": "response.output_text.delta", "item_id": item["id"], "output_index": 0,
+            "content_index": 0, "delta": text}))
+        events.append(("response.output_text.done", {
+            "type": "response.output_text.done", "item_id": item["id"], "output_index": 0,
+            "content_index": 0, "text": text}))
+    events.append(("response.output_item.done",
+                   {"type": "response.output_item.done", "output_index": 0, "item": item}))
+    completed = dict(base, status="completed", output=[item], usage={
+        "input_tokens": 10, "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": 20, "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 30})
+    events.append(("response.completed", {"type": "response.completed", "response": completed}))
+    return events
+
+
+# ------------------------------------------------------------------ server
+
+def sse_body(events):
+    return "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n"
+                   for name, data in events).encode()
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # An agent that exits drops its kept-alive connections: not an error.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+class ScriptedModel:
+    """The server. `steps` as made by write_step/shell_step; `log` a file
+    object that gets one line per request (or None)."""
+
+    def __init__(self, steps, host="127.0.0.1", port=0, log=None):
+        self.steps = steps
+        self.requests = Recorder()
+        self.log = log
+        self.server = _Server((host, port), self._handler())
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def start(self):
+        self.thread.start()
+        return self
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+    def url(self, host="127.0.0.1"):
+        return f"http://{host}:{self.port}"
+
+    def bodies(self, path_prefix):
+        return [r["body"] for r in self.requests.all()
+                if r["path"].split("?")[0] == path_prefix and isinstance(r["body"], dict)]
+
+    def claude_results(self):
+        """{step number: (text, is_error)}: the tool results Claude Code sent back."""
+        results = {}
+        for body in self.bodies("/v1/messages"):
+            for tool_id, value in anthropic_tool_results(body).items():
+                results[int(tool_id.rsplit("_", 1)[1])] = value
+        return results
+
+    def codex_results(self):
+        """{step number: output}: the tool results Codex sent back."""
+        results = {}
+        for body in self.bodies("/v1/responses"):
+            for call_id, value in responses_tool_results(body).items():
+                results[int(call_id.rsplit("_", 1)[1])] = value
+        return results
+
+    def _handler(self):
+        model = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def _send(self, code, content_type, body):
+                self.send_response(code)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                self.send_header("request-id", "req_" + uuid.uuid4().hex[:16])
+                self.end_headers()
+                self.wfile.write(body)
+
+            def _json(self, code, value):
+                self._send(code, "application/json", json.dumps(value).encode())
+
+            def _read_body(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                if self.headers.get("Content-Encoding") == "zstd":
+                    return {"undecoded": "zstd", "bytes": len(raw)}
+                try:
+                    return json.loads(raw) if raw else None
+                except ValueError:
+                    return raw.decode("utf-8", "replace")
+
+            def _record(self, body):
+                keep = {k: v for k, v in self.headers.items()
+                        if k.lower() not in ("authorization", "x-api-key")}
+                model.requests.add(self.command, self.path, keep, body)
+                if model.log:
+                    summary = ""
+                    if isinstance(body, dict):
+                        summary = f" model={body.get('model')} stream={body.get('stream')} " \
+                                  f"tools={len(body.get('tools') or [])}"
+                    print(f"{self.command} {self.path}{summary}", file=model.log, flush=True)
+
+            def do_GET(self):
+                self._record(None)
+                path = self.path.split("?")[0]
+                if path.rstrip("/").endswith("/models"):
+                    self._json(200, {"data": [], "models": [], "has_more": False,
+                                     "object": "list"})
+                else:
+                    self._json(404, {"type": "error", "error": {
+                        "type": "not_found_error", "message": f"no {path} here"}})
+
+            def do_HEAD(self):
+                self._record(None)
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def do_POST(self):
+                body = self._read_body()
+                self._record(body)
+                path = self.path.split("?")[0]
+                if not isinstance(body, dict):
+                    self._json(400, {"type": "error", "error": {
+                        "type": "invalid_request_error", "message": "expected a JSON body"}})
+                elif path == "/v1/messages/count_tokens":
+                    self._json(200, {"input_tokens": 100})
+                elif path == "/v1/messages":
+                    events = anthropic_events(body, model.steps)
+                    if body.get("stream"):
+                        self._send(200, "text/event-stream", sse_body(events))
+                    else:
+                        self._json(200, anthropic_message(events))
+                elif path in ("/v1/responses", "/responses"):
+                    self._send(200, "text/event-stream",
+                               sse_body(responses_events(body, model.steps)))
+                else:
+                    self._json(404, {"type": "error", "error": {
+                        "type": "not_found_error", "message": f"no {path} here"}})
+
+        return Handler
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--steps", help="a JSON list of steps; the demo's four steps if absent")
+    parser.add_argument("--forbidden-url", default="http://other.test/")
+    parser.add_argument("--log", help="append one line per request to this file")
+    parser.add_argument("--record", help="write every request body, as JSON lines, here at exit")
+    args = parser.parse_args()
+    steps = json.load(open(args.steps)) if args.steps else demo_steps(args.forbidden_url)
+    log = open(args.log, "a") if args.log else None
+    server = ScriptedModel(steps, args.host, args.port, log)
+    print(f"listening on {server.url(args.host)}", flush=True)
+    try:
+        server.server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if args.record:
+            with open(args.record, "w") as out:
+                for request in server.requests.all():
+                    out.write(json.dumps(request) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
