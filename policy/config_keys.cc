@@ -86,6 +86,16 @@ const std::vector<KeySpec>& Keys() {
        "A desktop notification (notify-send) when a command is refused while you are away", {}},
       {"notify.webhook_url", K::kString, R"("")", "CORRAL_WEBHOOK_URL",
        "http(s) URL that gets a JSON POST for each command refused while you are away", {}},
+      {"agents.ask_first", K::kBool, "false", "CORRAL_ASK_FIRST",
+       "Boxed agents keep asking before they act: their run-without-asking switch is not added",
+       {}},
+      {"agents.settings", K::kEnum, R"("shared")", "CORRAL_AGENT_SETTINGS",
+       "An agent's settings and login folders: shared (yours, read-write at their own paths) "
+       "or own (its own, under corral's state folder)",
+       {"shared", "own"}},
+      {"agents.recipes", K::kRecipes, "{}", "",
+       "Your agent recipes: a new agent, or fields over a built-in one (corral agents lists them)",
+       {}},
   };
   return kKeys;
 }

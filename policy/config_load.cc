@@ -60,7 +60,8 @@ Result<void> ReadMapping(const YAML::Node& map, const std::string& prefix, const
       return Error(where + ": key '" + name + "' appears twice; keep one");
     }
     if (const KeySpec* spec = FindKey(name)) {
-      auto value = ValueFromYaml(*spec, value_node);
+      auto value = ValueFromYaml(*spec, value_node, file);
+      if (!value && spec->type == KeyType::kRecipes) return value.error();  // located already
       if (!value) {
         return Error(Where(file, value_node.Mark()) + ": " + name + ": " + value.error().message);
       }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "policy/agent_recipes.h"
+
 namespace corral::policy {
 namespace {
 
@@ -53,7 +55,9 @@ const KeySpec* FindKey(std::string_view name) {
   return nullptr;
 }
 
-Result<nlohmann::json> ValueFromYaml(const KeySpec& key, const YAML::Node& node) {
+Result<nlohmann::json> ValueFromYaml(const KeySpec& key, const YAML::Node& node,
+                                     const std::string& file) {
+  if (key.type == KeyType::kRecipes) return RecipesFromYaml(node, file);
   if (key.type == KeyType::kStringList) {
     if (!node.IsSequence()) return Error("expected a list of strings");
     nlohmann::json list = nlohmann::json::array();
@@ -77,13 +81,15 @@ Result<nlohmann::json> ValueFromYaml(const KeySpec& key, const YAML::Node& node)
     case KeyType::kEnum: return CheckChoice(key, text);
     case KeyType::kBool: return ParseBool(text);
     case KeyType::kInt: return ParseInt(text);
-    case KeyType::kStringList: break;
+    case KeyType::kStringList:
+    case KeyType::kRecipes: break;
   }
   return Error("unsupported key type");
 }
 
 Result<nlohmann::json> ValueFromText(const KeySpec& key, const std::string& text) {
   switch (key.type) {
+    case KeyType::kRecipes: return RecipesFromText(text, std::string(key.name));
     case KeyType::kString: return nlohmann::json(text);
     case KeyType::kEnum: return CheckChoice(key, Trim(text));
     case KeyType::kBool: return ParseBool(text);

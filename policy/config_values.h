@@ -12,8 +12,10 @@ namespace corral::policy {
 // "file:line:col" for a YAML node (yaml-cpp marks are 0-based).
 std::string Where(const std::string& file, const YAML::Mark& mark);
 
-// A YAML node as the key's type; the error says what was expected.
-Result<nlohmann::json> ValueFromYaml(const KeySpec& key, const YAML::Node& node);
+// A YAML node as the key's type; the error says what was expected (and,
+// for agent recipes, where in `file`).
+Result<nlohmann::json> ValueFromYaml(const KeySpec& key, const YAML::Node& node,
+                                     const std::string& file);
 
 // Text from the environment or a flag as the key's type. Lists are
 // comma-separated, or a JSON array.

@@ -36,7 +36,8 @@ struct Setting {
   std::string where;
 };
 
-enum class KeyType { kString, kEnum, kStringList, kBool, kInt };
+// kRecipes: agent names to recipe fields (RecipeFields), a JSON object.
+enum class KeyType { kString, kEnum, kStringList, kBool, kInt, kRecipes };
 
 // A row of the one table that defines every configuration key.
 struct KeySpec {
@@ -90,6 +91,32 @@ struct PresencePolicy {
   std::string heartbeat_file;  // "" = <state dir>/heartbeat
 };
 
+// A recipe field the config may set under `agents.recipes.NAME` (the
+// launcher's agents room gives each its meaning).
+enum class RecipeFieldType { kString, kList, kBool };
+struct RecipeFieldSpec {
+  std::string_view name;
+  RecipeFieldType type;
+  std::string_view help;  // one line
+};
+const std::vector<RecipeFieldSpec>& RecipeFields();
+
+// The user's own recipe for an agent: a new agent, or the fields it sets over
+// corral's built-in recipe of that name. Only fields written in the config
+// are present, keyed by their RecipeFields() name.
+struct AgentRecipeConfig {
+  std::map<std::string, std::string> strings;
+  std::map<std::string, std::vector<std::string>> lists;
+  std::map<std::string, bool> flags;
+};
+
+struct AgentsPolicy {
+  bool ask_first = false;         // boxed agents keep asking (no run-without-asking switch)
+  bool own_settings = false;      // each agent's folders under corral's state folder
+  std::map<std::string, AgentRecipeConfig> recipes;  // by agent name
+  std::string recipes_where;      // where `agents.recipes` was set
+};
+
 // The user's policy: immutable once loaded and validated.
 struct Policy {
   Level level = Level::kUnattended;
@@ -105,6 +132,7 @@ struct Policy {
   std::vector<std::string> pass;  // variable names
   PresencePolicy presence;
   NotifyPolicy notify;
+  AgentsPolicy agents;
 
   std::string config_path;                  // the file read, "" when none
   std::map<std::string, Setting> settings;  // every key, with its origin

@@ -1,5 +1,7 @@
 #include "policy/policy_build.h"
 
+#include "policy/agent_recipes.h"
+
 namespace corral::policy {
 namespace {
 
@@ -69,6 +71,10 @@ Result<Policy> BuildPolicy(std::map<std::string, Setting> settings) {
   p.presence.heartbeat_file = r.String("presence.heartbeat_file");
   p.notify.desktop = r.Bool("notify.desktop");
   p.notify.webhook_url = r.String("notify.webhook_url");
+  p.agents.ask_first = r.Bool("agents.ask_first");
+  p.agents.own_settings = r.String("agents.settings") == "own";
+  p.agents.recipes = RecipesFromJson(settings.at("agents.recipes").value);
+  p.agents.recipes_where = settings.at("agents.recipes").where;
   if (!p.notify.webhook_url.empty() && p.notify.webhook_url.rfind("http://", 0) != 0 &&
       p.notify.webhook_url.rfind("https://", 0) != 0) {
     return Error("notify.webhook_url (" + settings.at("notify.webhook_url").where + "): " +

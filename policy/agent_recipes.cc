@@ -1,0 +1,217 @@
+// `agents.recipes` in the config: the user's own agent recipes, or fields
+// over a built-in one. Read from YAML with each field checked where it is
+// written (file:line:col); the launcher's agents room merges them.
+#include "policy/agent_recipes.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace corral::policy {
+namespace {
+
+bool NameChar(char c) {
+  return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
+         c == '-' || c == '_';
+}
+
+// An agent's name becomes part of an image name, so it is written as one.
+bool ValidAgentName(const std::string& name) {
+  return !name.empty() && name.size() <= 40 && NameChar(name[0]) && name[0] != '-' &&
+         name[0] != '_' && std::all_of(name.begin(), name.end(), NameChar);
+}
+
+bool ValidVariable(const std::string& name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+bool ValidVersion(const std::string& version) {
+  return version.size() <= 100 && std::all_of(version.begin(), version.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ||
+                  c == '+' || c == '_';
+         });
+}
+
+bool NoBlanks(const std::string& text) {
+  return !text.empty() && std::none_of(text.begin(), text.end(), [](char c) {
+    return std::isspace(static_cast<unsigned char>(c));
+  });
+}
+
+// What each field may hold, as one line for the error; "" when it is fine.
+std::string CheckString(const std::string& field, const std::string& value) {
+  if (field == "version" && !ValidVersion(value)) {
+    return "a version is letters, digits and . - + _ (or \"\" for the host's, else the latest)";
+  }
+  if (field == "folder_variable" && !value.empty() && !ValidVariable(value)) {
+    return "expected the name of an environment variable";
+  }
+  if (field == "settings" && value != "shared" && value != "own") return "expected shared or own";
+  if (field == "binary" && !value.empty() && !NoBlanks(value)) return "a program name has no blanks";
+  return "";
+}
+
+std::string CheckItem(const std::string& field, const std::string& item) {
+  if (field == "folders" && !(item.starts_with("~/") || item.starts_with("/"))) {
+    return "'" + item + "' is not a path from ~/ or /";
+  }
+  if (field == "variables" && !ValidVariable(item)) {
+    return "'" + item + "' is not the name of an environment variable";
+  }
+  if (field == "env") {
+    auto eq = item.find('=');
+    if (eq == std::string::npos || !ValidVariable(item.substr(0, eq))) {
+      return "'" + item + "' is not NAME=VALUE";
+    }
+  }
+  if (field == "hosts" && !NoBlanks(item)) return "'" + item + "' is not a host name";
+  if ((field == "run_without_asking" || field == "bypass" || field == "unboxed") && item.empty()) {
+    return "an empty argument";
+  }
+  return "";
+}
+
+const RecipeFieldSpec* FindField(const std::string& name) {
+  for (const RecipeFieldSpec& field : RecipeFields()) {
+    if (field.name == name) return &field;
+  }
+  return nullptr;
+}
+
+std::vector<std::string_view> FieldNames() {
+  std::vector<std::string_view> names;
+  for (const RecipeFieldSpec& field : RecipeFields()) names.push_back(field.name);
+  return names;
+}
+
+Result<nlohmann::json> FieldValue(const RecipeFieldSpec& spec, const YAML::Node& node,
+                                  const std::string& file) {
+  std::string field(spec.name);
+  auto at = [&](const YAML::Node& n) { return Where(file, n.Mark()) + ": " + field + ": "; };
+  switch (spec.type) {
+    case RecipeFieldType::kBool: {
+      if (!node.IsScalar()) return Error(at(node) + "expected true or false");
+      const std::string& text = node.Scalar();
+      if (text == "true" || text == "yes") return nlohmann::json(true);
+      if (text == "false" || text == "no") return nlohmann::json(false);
+      return Error(at(node) + "'" + text + "' is not true or false");
+    }
+    case RecipeFieldType::kString: {
+      if (!node.IsScalar()) return Error(at(node) + "expected a string");
+      std::string why = CheckString(field, node.Scalar());
+      if (!why.empty()) return Error(at(node) + why);
+      return nlohmann::json(node.Scalar());
+    }
+    case RecipeFieldType::kList: {
+      if (!node.IsSequence()) return Error(at(node) + "expected a list of strings");
+      nlohmann::json list = nlohmann::json::array();
+      for (const YAML::Node& item : node) {
+        if (!item.IsScalar()) return Error(at(item) + "expected a string");
+        std::string why = CheckItem(field, item.Scalar());
+        if (!why.empty()) return Error(at(item) + why);
+        list.push_back(item.Scalar());
+      }
+      return list;
+    }
+  }
+  return Error(at(node) + "unsupported field type");
+}
+
+}  // namespace
+
+const std::vector<RecipeFieldSpec>& RecipeFields() {
+  using T = RecipeFieldType;
+  static const std::vector<RecipeFieldSpec> kFields = {
+      {"package", T::kString, "npm package the image installs (\"\" when an installer is used)"},
+      {"installer", T::kString, "shell command run as root in the image build, for agents "
+                                "with no npm package"},
+      {"binary", T::kString, "the program's name (default: the agent's name)"},
+      {"version", T::kString, "version to install (default: the host's, else the latest)"},
+      {"folders", T::kList, "settings and login folders (~/.x/ for a folder, ~/.x.json for a file)"},
+      {"folder_variable", T::kString, "variable naming the one settings folder instead, when set"},
+      {"variables", T::kList, "login variables passed by name when set"},
+      {"hosts", T::kList, "API and login hosts, allowed through the proxy for this agent"},
+      {"run_without_asking", T::kList, "arguments added when boxed (the box is the sandbox)"},
+      {"bypass", T::kList, "the agent's own sandbox-bypass switches, refused when unboxed"},
+      {"unboxed", T::kList, "arguments added when unboxed (the agent's own sandbox)"},
+      {"env", T::kList, "NAME=VALUE set in the box for this agent"},
+      {"shell", T::kString, "how its shell commands reach corral-shell (shown by corral agents)"},
+      {"ask_first", T::kBool, "keep asking when boxed (overrides agents.ask_first)"},
+      {"settings", T::kString, "shared or own (overrides agents.settings)"},
+  };
+  return kFields;
+}
+
+Result<nlohmann::json> RecipesFromYaml(const YAML::Node& node, const std::string& file) {
+  if (!node.IsMap()) {
+    return Error(Where(file, node.Mark()) + ": agents.recipes: expected a mapping of agent "
+                 "names to recipes");
+  }
+  nlohmann::json recipes = nlohmann::json::object();
+  for (const auto& pair : node) {
+    const YAML::Node name_node = pair.first;
+    const YAML::Node recipe_node = pair.second;
+    std::string where = Where(file, name_node.Mark());
+    std::string name = name_node.IsScalar() ? name_node.Scalar() : "";
+    if (!ValidAgentName(name)) {
+      return Error(where + ": agents.recipes: '" + name + "' is not an agent name (lower-case "
+                   "letters, digits, - and _)");
+    }
+    if (recipes.contains(name)) return Error(where + ": agent '" + name + "' appears twice; keep one");
+    if (!recipe_node.IsMap()) {
+      return Error(Where(file, recipe_node.Mark()) + ": agents.recipes." + name +
+                   ": expected a mapping of recipe fields");
+    }
+    nlohmann::json recipe = nlohmann::json::object();
+    for (const auto& field : recipe_node) {
+      std::string field_where = Where(file, field.first.Mark());
+      std::string field_name = field.first.IsScalar() ? field.first.Scalar() : "";
+      const RecipeFieldSpec* spec = FindField(field_name);
+      if (!spec) {
+        std::string near = Nearest(field_name, FieldNames());
+        return Error(field_where + ": agents.recipes." + name + ": unknown field '" + field_name +
+                     "'" + (near.empty() ? " (corral agents --help lists them)"
+                                         : " (did you mean '" + near + "'?)"));
+      }
+      if (recipe.contains(field_name)) {
+        return Error(field_where + ": field '" + field_name + "' appears twice; keep one");
+      }
+      auto value = FieldValue(*spec, field.second, file);
+      if (!value) return value.error();
+      recipe[field_name] = std::move(*value);
+    }
+    recipes[name] = std::move(recipe);
+  }
+  return recipes;
+}
+
+Result<nlohmann::json> RecipesFromText(const std::string& text, const std::string& from) {
+  YAML::Node node;
+  try {
+    node = YAML::Load(text);  // JSON is YAML too
+  } catch (const YAML::Exception& e) {
+    return Error("expected a JSON or YAML mapping of agent names to recipes: " + e.msg);
+  }
+  try {
+    return RecipesFromYaml(node, from);
+  } catch (const YAML::Exception& e) {
+    return Error(e.msg);
+  }
+}
+
+std::map<std::string, AgentRecipeConfig> RecipesFromJson(const nlohmann::json& recipes) {
+  std::map<std::string, AgentRecipeConfig> out;
+  for (const auto& [name, fields] : recipes.items()) {
+    AgentRecipeConfig& recipe = out[name];
+    for (const auto& [field, value] : fields.items()) {
+      if (value.is_boolean()) recipe.flags[field] = value.get<bool>();
+      else if (value.is_string()) recipe.strings[field] = value.get<std::string>();
+      else if (value.is_array()) recipe.lists[field] = value.get<std::vector<std::string>>();
+    }
+  }
+  return out;
+}
+
+}  // namespace corral::policy
