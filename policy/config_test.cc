@@ -122,6 +122,47 @@ TEST_F(ConfigTest, EnvironmentListIsCommaSeparatedOrJson) {
   EXPECT_EQ(policy->deny_unattended, (std::vector<std::string>{"a, b"}));
 }
 
+// "[2001:db8::10]" is how an IPv6 host is written; unquoted, YAML reads it
+// as a list of one item, which must not lose its brackets.
+TEST_F(ConfigTest, UnquotedBracketedItemKeepsItsBrackets) {
+  auto path = Write("c.yaml",
+                    "network:\n  allowed_domains:\n    - [2001:db8::10]\n    - \"[2001:db8::11]:8443\"\n"
+                    "    - example.com\n");
+  auto policy = Load(Options(path));
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->network.allowed_domains,
+            (std::vector<std::string>{"[2001:db8::10]", "[2001:db8::11]:8443", "example.com"}));
+  // A real nested list (two items, or a quoted item) is still not a string.
+  for (const char* item : {"[a, b]", "[\"2001:db8::10\"]", "[[::1]]"}) {
+    path = Write("c.yaml", std::string("network:\n  allowed_domains:\n    - ") + item + "\n");
+    policy = Load(Options(path));
+    ASSERT_FALSE(policy.ok()) << item;
+    EXPECT_NE(policy.error().message.find("is not a string"), std::string::npos) << policy.error().message;
+  }
+}
+
+TEST_F(ConfigTest, EnvironmentListMayHoldBracketedAddresses) {
+  env_["XDG_CONFIG_HOME"] = dir_.string();
+  env_["CORRAL_ALLOWED_DOMAINS"] = "[2001:db8::10]";
+  auto policy = Load(Options());
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->network.allowed_domains, (std::vector<std::string>{"[2001:db8::10]"}));
+  env_["CORRAL_ALLOWED_DOMAINS"] = "[2001:db8::10]:8443, example.com";
+  policy = Load(Options());
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->network.allowed_domains,
+            (std::vector<std::string>{"[2001:db8::10]:8443", "example.com"}));
+  env_["CORRAL_ALLOWED_DOMAINS"] = R"(["[::1]", "example.com"])";
+  policy = Load(Options());
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->network.allowed_domains, (std::vector<std::string>{"[::1]", "example.com"}));
+  // Meant as JSON (it has quotes) but malformed: an error, not a guess.
+  env_["CORRAL_ALLOWED_DOMAINS"] = R"(["[::1]", "example.com")";
+  EXPECT_FALSE(Load(Options()).ok());
+  env_["CORRAL_ALLOWED_DOMAINS"] = R"([1, 2])";
+  EXPECT_FALSE(Load(Options()).ok());
+}
+
 TEST_F(ConfigTest, UnknownKeyNamesFileLineColumnAndSuggests) {
   auto path = Write("c.yaml", "level: always\ndangerous:\n  acton: warn\n");
   auto policy = Load(Options(path));

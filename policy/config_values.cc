@@ -1,6 +1,7 @@
 #include "policy/config_values.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "policy/agent_recipes.h"
 
@@ -42,6 +43,44 @@ Result<nlohmann::json> ParseInt(const std::string& text) {
   return nlohmann::json(std::stol(t));
 }
 
+// An unquoted "[2001:db8::10]" item is, to YAML, a list holding one plain
+// scalar; the user wrote a bracketed host, so it is read back as that text.
+std::optional<std::string> BracketedText(const YAML::Node& item) {
+  if (!item.IsSequence() || item.Style() != YAML::EmitterStyle::Flow || item.size() != 1) {
+    return std::nullopt;
+  }
+  const YAML::Node inner = item[0];
+  if (!inner.IsScalar() || inner.Tag() != "?") return std::nullopt;  // "?": plain, not quoted
+  return "[" + inner.Scalar() + "]";
+}
+
+// A list given as text: a JSON array of strings, or comma-separated items.
+// Text starting with '[' that is not JSON is an item list too
+// ("[2001:db8::10]:443, example.com"), unless its quotes show it was meant as JSON.
+Result<nlohmann::json> ListFromText(const std::string& text) {
+  std::string t = Trim(text);
+  if (!t.empty() && t.front() == '[') {
+    auto parsed = nlohmann::json::parse(t, nullptr, /*allow_exceptions=*/false);
+    if (!parsed.is_discarded() || t.find('"') != std::string::npos) {
+      bool strings = parsed.is_array() &&
+                     std::all_of(parsed.begin(), parsed.end(),
+                                 [](const nlohmann::json& v) { return v.is_string(); });
+      if (!strings) return Error("expected a JSON array of strings or comma-separated text");
+      return parsed;
+    }
+  }
+  nlohmann::json list = nlohmann::json::array();
+  std::size_t start = 0;
+  while (start <= t.size()) {
+    std::size_t comma = t.find(',', start);
+    if (comma == std::string::npos) comma = t.size();
+    std::string item = Trim(std::string_view(t).substr(start, comma - start));
+    if (!item.empty()) list.push_back(item);
+    start = comma + 1;
+  }
+  return list;
+}
+
 }  // namespace
 
 std::string Where(const std::string& file, const YAML::Mark& mark) {
@@ -62,6 +101,10 @@ Result<nlohmann::json> ValueFromYaml(const KeySpec& key, const YAML::Node& node,
     if (!node.IsSequence()) return Error("expected a list of strings");
     nlohmann::json list = nlohmann::json::array();
     for (const YAML::Node& item : node) {
+      if (auto text = BracketedText(item)) {
+        list.push_back(*text);
+        continue;
+      }
       if (!item.IsScalar()) {
         return Error("item at line " + std::to_string(item.Mark().line + 1) +
                      " is not a string");
@@ -94,27 +137,7 @@ Result<nlohmann::json> ValueFromText(const KeySpec& key, const std::string& text
     case KeyType::kEnum: return CheckChoice(key, Trim(text));
     case KeyType::kBool: return ParseBool(text);
     case KeyType::kInt: return ParseInt(text);
-    case KeyType::kStringList: {
-      std::string t = Trim(text);
-      if (!t.empty() && t.front() == '[') {
-        auto parsed = nlohmann::json::parse(t, nullptr, /*allow_exceptions=*/false);
-        bool strings = parsed.is_array() &&
-                       std::all_of(parsed.begin(), parsed.end(),
-                                   [](const nlohmann::json& v) { return v.is_string(); });
-        if (!strings) return Error("expected a JSON array of strings or comma-separated text");
-        return parsed;
-      }
-      nlohmann::json list = nlohmann::json::array();
-      std::size_t start = 0;
-      while (start <= t.size()) {
-        std::size_t comma = t.find(',', start);
-        if (comma == std::string::npos) comma = t.size();
-        std::string item = Trim(std::string_view(t).substr(start, comma - start));
-        if (!item.empty()) list.push_back(item);
-        start = comma + 1;
-      }
-      return list;
-    }
+    case KeyType::kStringList: return ListFromText(text);
   }
   return Error("unsupported key type");
 }
