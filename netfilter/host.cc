@@ -99,7 +99,8 @@ Result<CanonicalHost> Canonicalize(std::string_view raw) {
 }
 
 std::optional<uint16_t> ParsePort(std::string_view digits) {
-  if (digits.empty() || digits.size() > 5) return std::nullopt;
+  // A leading zero is octal to some parsers ("0443" is 291): one spelling only.
+  if (digits.empty() || digits.size() > 5 || digits[0] == '0') return std::nullopt;
   unsigned value = 0;
   for (char c : digits) {
     if (c < '0' || c > '9') return std::nullopt;
@@ -128,7 +129,7 @@ Result<HostPort> ParseAuthority(std::string_view authority, std::optional<uint16
   HostPort out;
   if (port_text) {
     auto port = ParsePort(*port_text);
-    if (!port) return Error("port must be a number from 1 to 65535");
+    if (!port) return Error("port must be a number from 1 to 65535, in decimal without leading zeros");
     out.port = *port;
   } else if (default_port) {
     out.port = *default_port;

@@ -29,7 +29,7 @@ struct HostPort {
 };
 Result<HostPort> ParseAuthority(std::string_view authority, std::optional<uint16_t> default_port);
 
-// A decimal port 1..65535, digits only.
+// A decimal port 1..65535: ASCII digits only, no sign, no leading zero.
 std::optional<uint16_t> ParsePort(std::string_view digits);
 
 }  // namespace corral::netfilter

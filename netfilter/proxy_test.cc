@@ -70,12 +70,17 @@ std::string ReadUntil(int fd, std::string_view until = {}) {
 // its own (serve closes the descriptor).
 class LoopbackOrigin {
  public:
-  explicit LoopbackOrigin(void (*serve)(int fd)) {
+  // `four_digit_port`: the first free port from 9000 up, instead of any.
+  explicit LoopbackOrigin(void (*serve)(int fd), bool four_digit_port = false) {
     listener_ = UniqueFd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
     sockaddr_in sin{};
     sin.sin_family = AF_INET;
     inet_pton(AF_INET, "127.0.0.2", &sin.sin_addr);
-    ::bind(listener_.get(), reinterpret_cast<sockaddr*>(&sin), sizeof sin);
+    for (uint16_t port = 9000; four_digit_port && port < 10000; ++port) {
+      sin.sin_port = htons(port);
+      if (::bind(listener_.get(), reinterpret_cast<sockaddr*>(&sin), sizeof sin) == 0) break;
+    }
+    if (!four_digit_port) ::bind(listener_.get(), reinterpret_cast<sockaddr*>(&sin), sizeof sin);
     ::listen(listener_.get(), 64);
     socklen_t len = sizeof sin;
     getsockname(listener_.get(), reinterpret_cast<sockaddr*>(&sin), &len);
@@ -84,6 +89,7 @@ class LoopbackOrigin {
       while (true) {
         int fd = ::accept(listener_.get(), nullptr, nullptr);
         if (fd < 0) return;
+        ++accepted_;
         std::thread(serve, fd).detach();
       }
     });
@@ -93,10 +99,14 @@ class LoopbackOrigin {
     thread_.join();
   }
   uint16_t port() const { return port_; }
+  // Connections accepted so far, counted in accept order: once a later
+  // connection is served, an earlier one would have been counted.
+  int accepted() const { return accepted_.load(); }
 
  private:
   UniqueFd listener_;
   uint16_t port_ = 0;
+  std::atomic<int> accepted_{0};
   std::thread thread_;
 };
 
@@ -470,6 +480,47 @@ TEST_F(ProxyTest, BodyInTheHeadsSegmentMayHoldAnyByte) {
   std::string reply = ReadUntil(c.get());
   EXPECT_EQ(reply.rfind("HTTP/1.1 200", 0), 0u) << reply;
   EXPECT_NE(reply.find("\r\n\r\n" + body), std::string::npos) << reply;
+}
+
+// A control request the origin must see, sent after a request the proxy
+// refused: connections are counted in accept order, so had the refused one
+// been dialed (even without a byte sent), the count would be one higher.
+void ExpectOnlyTheControlReachedTheOrigin(Proxy& proxy, const LoopbackOrigin& web, const std::string& target,
+                                          int accepted_before, const std::string& what) {
+  UniqueFd c = ConnectTcp(proxy.port());
+  Send(c.get(), "GET http://" + target + "/control HTTP/1.1\r\nHost: " + target + "\r\nConnection: close\r\n\r\n");
+  std::string reply = ReadUntil(c.get());
+  EXPECT_EQ(reply.rfind("HTTP/1.1 200", 0), 0u) << what << ": control: " << reply;
+  EXPECT_EQ(web.accepted(), accepted_before + 1) << what << ": the refused request reached the origin";
+}
+
+// "0443" is 443 to some parsers and octal 291 to others: a port is plain
+// decimal without leading zeros, or the request is refused before anything
+// is dialed. The origin listens on a four-digit port, so "0" + port is no
+// longer than a port may be.
+TEST_F(ProxyTest, PortsAreRefusedUnlessPlainDecimal) {
+  LoopbackOrigin low(ServeHttpEcho, /*four_digit_port=*/true);
+  ASSERT_LT(low.port(), 10000);
+  Start();
+  std::string port = std::to_string(low.port());
+  RuleLists lists;
+  lists.allowed_domains = {"low.test:" + port};
+  lists.allow_addresses = {"127.0.0.2"};
+  ASSERT_TRUE(proxy_->Reload(lists).ok());
+  resolver_->answers["low.test"] = {"127.0.0.2"};
+  for (std::string spelling : {"0" + port, "+" + port, "0x" + port, port + ".0", std::string("")}) {
+    for (bool connect : {true, false}) {
+      std::string target = "low.test:" + spelling;
+      int accepted_before = low.accepted();
+      UniqueFd c = ConnectTcp(proxy_->port());
+      Send(c.get(), connect ? "CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n\r\n"
+                            : "GET http://" + target + "/ HTTP/1.1\r\nHost: " + target + "\r\n\r\n");
+      std::string reply = ReadUntil(c.get());
+      EXPECT_EQ(reply.rfind("HTTP/1.1 400", 0), 0u) << target << ": " << reply;
+      EXPECT_NE(reply.find("X-Corral-Error: bad-target"), std::string::npos) << target << ": " << reply;
+      ExpectOnlyTheControlReachedTheOrigin(*proxy_, low, "low.test:" + port, accepted_before, target);
+    }
+  }
 }
 
 }  // namespace

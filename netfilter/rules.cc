@@ -3,6 +3,8 @@
 namespace corral::netfilter {
 namespace {
 
+constexpr std::string_view kBadPort = "has a port that is not a number from 1 to 65535 (decimal, no leading zeros)";
+
 Result<DomainEntry> ParseEntry(const std::string& text, std::string_view list) {
   auto fail = [&](std::string_view why) {
     return Error(std::string(list) + ": '" + text + "' " + std::string(why));
@@ -22,12 +24,12 @@ Result<DomainEntry> ParseEntry(const std::string& text, std::string_view list) {
     if (!rest.empty()) {
       if (rest.front() != ':') return fail("has text after the IPv6 literal");
       entry.port = ParsePort(rest.substr(1));
-      if (!entry.port) return fail("has a port that is not a number from 1 to 65535");
+      if (!entry.port) return fail(kBadPort);
     }
   } else if (std::size_t colon = text.rfind(':'); colon != std::string::npos) {
     host = std::string_view(text).substr(0, colon);
     entry.port = ParsePort(std::string_view(text).substr(colon + 1));
-    if (!entry.port) return fail("has a port that is not a number from 1 to 65535");
+    if (!entry.port) return fail(kBadPort);
   }
   if (host.size() >= 2 && host.substr(0, 2) == "*.") {
     entry.wildcard = true;

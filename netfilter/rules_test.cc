@@ -73,7 +73,8 @@ TEST(Rules, RefusalHintNamesTheLine) {
 
 TEST(Rules, BadEntriesAreConfigErrors) {
   for (const char* bad : {"*", "*.com", "*.", "**.example.com", "foo.*.com", "*example.com", "https://example.com",
-                          "example.com/path", "example.com:0", "example.com:http", "", "*.1.2.3.4", "exa mple.com"}) {
+                          "example.com/path", "example.com:0", "example.com:http", "example.com:0443",
+                          "example.com:00", "[2001:db8::1]:0443", "example.com:", "", "*.1.2.3.4", "exa mple.com"}) {
     EXPECT_FALSE(ParseRules({{bad}, {}, {}}).ok()) << bad;
     EXPECT_FALSE(ParseRules({{}, {bad}, {}}).ok()) << bad;
   }

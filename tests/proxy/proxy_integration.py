@@ -388,6 +388,13 @@ class ProxyIntegration(unittest.TestCase):
             "version": f"GET http://{t}/ HTTP/9.9\r\nHost: {t}\r\n\r\n",
             "zone id": "CONNECT [fe80::1%25lo]:443 HTTP/1.1\r\n\r\n",
             "no port": "CONNECT secure.test HTTP/1.1\r\nHost: secure.test\r\n\r\n",
+            # A leading zero is octal to some parsers: 400, not "443 is not allowed" (403).
+            "leading zero port": "CONNECT secure.test:0443 HTTP/1.1\r\nHost: secure.test:0443\r\n\r\n",
+            "leading zero port in URL": "GET http://origin.test:080/ HTTP/1.1\r\nHost: origin.test:080\r\n\r\n",
+            "signed port": "CONNECT secure.test:+443 HTTP/1.1\r\nHost: secure.test:+443\r\n\r\n",
+            "hex port": "CONNECT secure.test:0x1bb HTTP/1.1\r\nHost: secure.test:0x1bb\r\n\r\n",
+            "empty port": "CONNECT secure.test: HTTP/1.1\r\nHost: secure.test:\r\n\r\n",
+            "port past 65535": "CONNECT secure.test:65979 HTTP/1.1\r\nHost: secure.test:65979\r\n\r\n",
         }
         for name, req in cases.items():
             reply = raw(self.proxy.port, req.encode())
