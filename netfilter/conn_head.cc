@@ -104,6 +104,11 @@ void Loop::ReadHead(Conn& conn) {
   }
   conn.request = std::move(parsed.head);
   conn.client_in.erase(0, conn.request.size);
+  // The origin must never see a request the proxy then refuses: what of the
+  // body came with the head is judged before anything is dialed.
+  if (auto error = CheckBodyPrefix(conn.request, conn.client_in, conn.client_eof)) {
+    return Refuse(conn, error->status, CodeFor(error->status), error->reason);
+  }
   Dispatch(conn);
 }
 

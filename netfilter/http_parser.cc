@@ -419,6 +419,21 @@ Parsed<ResponseHead> ParseResponse(std::string_view buffer, std::size_t max_head
   return out;
 }
 
+std::optional<HttpError> CheckBodyPrefix(const RequestHead& head, std::string_view body, bool client_done) {
+  if (head.body == BodyKind::kChunked) {
+    ChunkedDecoder chunks;
+    chunks.Consume(body);
+    if (chunks.failed()) return HttpError{400, "malformed chunked request body"};
+    if (!chunks.done() && client_done) {
+      return HttpError{400, "the client stopped sending before the chunked body ended"};
+    }
+  } else if (head.body == BodyKind::kLength && client_done && body.size() < head.content_length) {
+    return HttpError{400, "the client stopped sending after " + std::to_string(body.size()) + " of the " +
+                              std::to_string(head.content_length) + " body bytes its Content-Length announced"};
+  }
+  return std::nullopt;
+}
+
 std::size_t ChunkedDecoder::Consume(std::string_view data, std::string* payload) {
   constexpr std::size_t kMaxLine = 4096;
   constexpr std::size_t kMaxTrailers = 64 * 1024;

@@ -80,6 +80,12 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 // Connection.
 bool IsHopByHop(std::string_view name, const std::vector<std::string>& connection_tokens);
 
+// Judges the part of a request's body that arrived with its head (`body`;
+// `client_done`: the client sent its FIN after it), so a request already
+// known to be malformed or cut short is refused before anything is dialed.
+// Later bytes are judged as they stream past.
+std::optional<HttpError> CheckBodyPrefix(const RequestHead& head, std::string_view body, bool client_done);
+
 // Validates and measures a chunked body as it streams past, so the proxy
 // knows where the message ends without changing its bytes.
 class ChunkedDecoder {

@@ -289,5 +289,35 @@ TEST(Chunked, TrailersAreHeaderFields) {
   EXPECT_TRUE(d.done());
 }
 
+// The body bytes that came with the head, judged before the proxy dials.
+TEST(BodyPrefix, MalformedOrCutShortIsRefused) {
+  RequestHead chunked;
+  chunked.body = BodyKind::kChunked;
+  for (const char* fine : {"", "5", "5\r\nhel", "5\r\nhello\r\n0\r\n\r\n", "0\r\n\r\nGET garbage"}) {
+    EXPECT_FALSE(CheckBodyPrefix(chunked, fine, false)) << fine;  // what follows the body is the next request's
+  }
+  for (const char* bad : {"10000000000000000\r\n", "zz\r\n", "5\r\nhelloXX", "0\r\nHost: x\r\n\r\n"}) {
+    auto error = CheckBodyPrefix(chunked, bad, false);
+    ASSERT_TRUE(error) << bad;
+    EXPECT_EQ(error->status, 400);
+  }
+  EXPECT_TRUE(CheckBodyPrefix(chunked, "5\r\nhel", true));
+  EXPECT_TRUE(CheckBodyPrefix(chunked, "", true));
+  EXPECT_FALSE(CheckBodyPrefix(chunked, "0\r\n\r\n", true));
+
+  RequestHead length;
+  length.body = BodyKind::kLength;
+  length.content_length = 10;
+  EXPECT_FALSE(CheckBodyPrefix(length, "abc", false));
+  EXPECT_FALSE(CheckBodyPrefix(length, "0123456789", true));
+  EXPECT_FALSE(CheckBodyPrefix(length, "0123456789 and the next request", true));
+  auto error = CheckBodyPrefix(length, "abc", true);
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->reason.find("3 of the 10"), std::string::npos) << error->reason;
+
+  RequestHead none;  // bytes after a body-less head are the next request's
+  EXPECT_FALSE(CheckBodyPrefix(none, "anything", true));
+}
+
 }  // namespace
 }  // namespace corral::netfilter

@@ -1,6 +1,7 @@
 // The proxy end to end on loopback, with the resolver and clock replaced.
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -520,6 +521,43 @@ TEST_F(ProxyTest, PortsAreRefusedUnlessPlainDecimal) {
       EXPECT_NE(reply.find("X-Corral-Error: bad-target"), std::string::npos) << target << ": " << reply;
       ExpectOnlyTheControlReachedTheOrigin(*proxy_, low, "low.test:" + port, accepted_before, target);
     }
+  }
+}
+
+// Body bytes that came with the head are judged before dialing: the origin
+// must never see a request that the proxy then refuses.
+TEST_F(ProxyTest, MalformedBodyWithTheHeadNeverReachesTheOrigin) {
+  Start();
+  std::string head = "POST http://" + WebTarget() + "/upload HTTP/1.1\r\nHost: " + WebTarget() + "\r\n";
+  std::string chunked = head + "Transfer-Encoding: chunked\r\n\r\n";
+  struct Case {
+    const char* name;
+    std::string request;
+    bool client_stops_sending;  // shutdown(SHUT_WR) after the request
+  };
+  const Case cases[] = {
+      {"chunk size overflows", chunked + "10000000000000000\r\n", false},
+      {"chunk size not hex", chunked + "zz\r\n", false},
+      {"chunk size empty", chunked + "\r\n", false},
+      {"second chunk malformed", chunked + "5\r\nhello\r\n-1\r\n", false},
+      {"chunk data without CRLF", chunked + "5\r\nhelloXX", false},
+      {"framing in a trailer", chunked + "0\r\nContent-Length: 5\r\n\r\n", false},
+      {"chunked body cut short", chunked + "5\r\nhel", true},
+      {"Content-Length body cut short", head + "Content-Length: 10\r\n\r\nabc", true},
+  };
+  for (const Case& c : cases) {
+    int accepted_before = web_.accepted();
+    UniqueFd fd = ConnectTcp(proxy_->port());
+    // Corked, the request and the FIN leave in one segment: the proxy reads
+    // the end of the client's data with the head, not a moment later.
+    int cork = c.client_stops_sending ? 1 : 0;
+    setsockopt(fd.get(), IPPROTO_TCP, TCP_CORK, &cork, sizeof cork);
+    Send(fd.get(), c.request);
+    if (c.client_stops_sending) ::shutdown(fd.get(), SHUT_WR);
+    std::string reply = ReadUntil(fd.get());
+    EXPECT_EQ(reply.rfind("HTTP/1.1 400", 0), 0u) << c.name << ": " << reply;
+    EXPECT_NE(reply.find("X-Corral-Error: bad-request"), std::string::npos) << c.name << ": " << reply;
+    ExpectOnlyTheControlReachedTheOrigin(*proxy_, web_, WebTarget(), accepted_before, c.name);
   }
 }
 
