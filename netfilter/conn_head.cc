@@ -7,6 +7,7 @@
 
 #include "netfilter/auth.h"
 #include "netfilter/server.h"
+#include "netfilter/tls_peek.h"
 
 namespace corral::netfilter {
 namespace {
@@ -136,6 +137,11 @@ void Loop::Dispatch(Conn& conn) {
   if (!verdict.allowed) return Refuse(conn, 403, verdict.error, verdict.reason, verdict.hint);
 
   if (req.connect) {
+    // A client that sent its ClientHello with the CONNECT, not waiting for
+    // the 200: a hello the tunnel would refuse is refused before dialing.
+    if (auto refusal = JudgeHello(PeekClientHello(conn.client_in), conn.host)) {
+      return Refuse(conn, 403, refusal->code, refusal->reason);
+    }
     if (shared_->tunnels.fetch_add(1) >= shared_->limits.max_tunnels) {
       shared_->tunnels.fetch_sub(1);
       return Refuse(conn, 429, "too-many-tunnels",

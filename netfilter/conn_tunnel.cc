@@ -143,21 +143,11 @@ void Loop::PumpTunnel(Conn& conn) {
           conn.peek_started = true;  // a ClientHello must finish within the head time
           conn.deadline = shared_->clock->Now() + shared_->limits.head_timeout;
         }
-      } else if (peek.state == HelloState::kMalformed) {
+      } else if (auto refusal = JudgeHello(peek, conn.host)) {
         conn.status = 403;
-        LogDecision(conn, "deny", "malformed TLS ClientHello: " + peek.reason);
+        LogDecision(conn, "deny", refusal->code + ": " + refusal->reason);
         return Teardown(conn);
       } else {
-        if (peek.state == HelloState::kSni) {
-          auto sni = Canonicalize(peek.server_name);
-          if (!sni || sni->name != conn.host.name) {
-            conn.status = 403;
-            LogDecision(conn, "deny",
-                        "sni-mismatch: TLS server name '" + peek.server_name +
-                            "' differs from the CONNECT host " + conn.host.name);
-            return Teardown(conn);
-          }
-        }
         conn.upstream_out = std::move(conn.client_in);
         std::string().swap(conn.client_in);
         conn.phase = Conn::Phase::kTunnel;

@@ -385,21 +385,23 @@ TEST_F(ProxyTest, HeadTimeoutComesFromThePolicy) {
   EXPECT_EQ(reply.rfind("HTTP/1.1 408", 0), 0u) << reply;
 }
 
-TEST_F(ProxyTest, SniMismatchClosesTheTunnel) {
-  Start();
-  UniqueFd c = ConnectTcp(proxy_->port());
-  Send(c.get(), "CONNECT " + OriginTarget() + " HTTP/1.1\r\nHost: " + OriginTarget() + "\r\n\r\n");
-  ASSERT_EQ(ReadUntil(c.get(), "\r\n\r\n").rfind("HTTP/1.1 200", 0), 0u);
-  // A minimal ClientHello naming other.test.
-  std::string name = "other.test";
+// A minimal TLS record holding a ClientHello that names `name`.
+std::string ClientHello(const std::string& name) {
   std::string sni = std::string("\x00\x00", 2) + char(0) + char(name.size() + 5) + char(0) +
                     char(name.size() + 3) + char(0) + char(0) + char(name.size()) + name;
   std::string body = std::string("\x03\x03", 2) + std::string(32, 'r') + char(0) +
                      std::string("\x00\x02\x13\x01", 4) + std::string("\x01\x00", 2) + char(0) +
                      char(sni.size()) + sni;
   std::string hs = std::string(1, '\x01') + char(0) + char(0) + char(body.size()) + body;
-  std::string record = std::string("\x16\x03\x01", 3) + char(0) + char(hs.size()) + hs;
-  Send(c.get(), record);
+  return std::string("\x16\x03\x01", 3) + char(0) + char(hs.size()) + hs;
+}
+
+TEST_F(ProxyTest, SniMismatchClosesTheTunnel) {
+  Start();
+  UniqueFd c = ConnectTcp(proxy_->port());
+  Send(c.get(), "CONNECT " + OriginTarget() + " HTTP/1.1\r\nHost: " + OriginTarget() + "\r\n\r\n");
+  ASSERT_EQ(ReadUntil(c.get(), "\r\n\r\n").rfind("HTTP/1.1 200", 0), 0u);
+  Send(c.get(), ClientHello("other.test"));
   EXPECT_EQ(ReadUntil(c.get()), "");  // closed, nothing echoed
   EXPECT_NE(Log().find("sni-mismatch"), std::string::npos) << Log();
 }
@@ -558,6 +560,33 @@ TEST_F(ProxyTest, MalformedBodyWithTheHeadNeverReachesTheOrigin) {
     EXPECT_EQ(reply.rfind("HTTP/1.1 400", 0), 0u) << c.name << ": " << reply;
     EXPECT_NE(reply.find("X-Corral-Error: bad-request"), std::string::npos) << c.name << ": " << reply;
     ExpectOnlyTheControlReachedTheOrigin(*proxy_, web_, WebTarget(), accepted_before, c.name);
+  }
+}
+
+// A client that sends its ClientHello with the CONNECT, without waiting for
+// the 200: a hello the tunnel would refuse is refused before dialing.
+TEST_F(ProxyTest, ClientHelloSentWithTheConnectIsJudgedBeforeDialing) {
+  Start();
+  std::string connect = "CONNECT " + OriginTarget() + " HTTP/1.1\r\nHost: " + OriginTarget() + "\r\n\r\n";
+  std::string malformed = ClientHello("origin.test");
+  malformed[5] = '\x02';  // a ServerHello where the ClientHello belongs
+  const std::pair<const char*, std::string> refused[] = {
+      {"sni-mismatch", ClientHello("other.test")},
+      {"bad-client-hello", malformed},
+  };
+  for (const auto& [code, hello] : refused) {
+    int accepted_before = origin_.accepted();
+    UniqueFd c = ConnectTcp(proxy_->port());
+    Send(c.get(), connect + hello);
+    std::string reply = ReadUntil(c.get());
+    EXPECT_EQ(reply.rfind("HTTP/1.1 403", 0), 0u) << code << ": " << reply;
+    EXPECT_NE(reply.find(std::string("X-Corral-Error: ") + code), std::string::npos) << reply;
+    // The control: a tunnel that is let through; only its connection reached the origin.
+    UniqueFd control = ConnectTcp(proxy_->port());
+    Send(control.get(), connect + ClientHello("origin.test"));
+    EXPECT_EQ(ReadUntil(control.get(), "\r\n\r\n"), "HTTP/1.1 200 Connection established\r\n\r\n");
+    EXPECT_EQ(ReadUntil(control.get(), "origin.test"), ClientHello("origin.test"));  // the echo
+    EXPECT_EQ(origin_.accepted(), accepted_before + 1) << code << ": the refused tunnel was dialed";
   }
 }
 

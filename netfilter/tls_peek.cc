@@ -128,4 +128,15 @@ HelloPeek PeekClientHello(std::string_view data) {
   }
 }
 
+std::optional<HelloRefusal> JudgeHello(const HelloPeek& peek, const CanonicalHost& host) {
+  if (peek.state == HelloState::kMalformed) {
+    return HelloRefusal{"bad-client-hello", "malformed TLS ClientHello: " + peek.reason};
+  }
+  if (peek.state != HelloState::kSni) return std::nullopt;
+  auto sni = Canonicalize(peek.server_name);
+  if (sni && sni->name == host.name) return std::nullopt;
+  return HelloRefusal{"sni-mismatch",
+                      "TLS server name '" + peek.server_name + "' differs from the CONNECT host " + host.name};
+}
+
 }  // namespace corral::netfilter

@@ -3,8 +3,11 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "netfilter/host.h"
 
 namespace corral::netfilter {
 
@@ -25,5 +28,15 @@ struct HelloPeek {
 // `data` is everything the client sent so far; the ClientHello may span
 // several records and TCP segments.
 HelloPeek PeekClientHello(std::string_view data);
+
+struct HelloRefusal {
+  std::string code;    // X-Corral-Error: "sni-mismatch" or "bad-client-hello"
+  std::string reason;
+};
+
+// Why a tunnel to `host` must not carry this first flight: a malformed
+// ClientHello, or one naming another server. nullopt when it may pass, or
+// while more bytes are needed to tell.
+std::optional<HelloRefusal> JudgeHello(const HelloPeek& peek, const CanonicalHost& host);
 
 }  // namespace corral::netfilter

@@ -123,5 +123,18 @@ TEST(TlsPeek, MalformedHellos) {
   EXPECT_EQ(PeekClientHello(mixed).state, HelloState::kMalformed);
 }
 
+TEST(TlsPeek, JudgedAgainstTheConnectHost) {
+  CanonicalHost host = *Canonicalize("a.com");
+  auto judge = [&](std::string_view flight) { return JudgeHello(PeekClientHello(flight), host); };
+  EXPECT_FALSE(judge(Records(Hello(ServerNameExtension({"A.com."})))));  // the same host, spelled otherwise
+  EXPECT_FALSE(judge(Records(Hello(Padding(4)))));                        // no name to compare
+  EXPECT_FALSE(judge("SSH-2.0-OpenSSH_9.2\r\n"));                          // not TLS: not judged
+  EXPECT_FALSE(judge(Records(Hello(ServerNameExtension({"b.com"}))).substr(0, 20)));  // needs more
+  EXPECT_EQ(judge(Records(Hello(ServerNameExtension({"b.com"}))))->code, "sni-mismatch");
+  std::string hello = Hello(ServerNameExtension({"a.com"}));
+  hello[0] = 2;  // ServerHello
+  EXPECT_EQ(judge(Records(hello))->code, "bad-client-hello");
+}
+
 }  // namespace
 }  // namespace corral::netfilter
