@@ -1,5 +1,7 @@
 #include "netfilter/rules.h"
 
+#include <algorithm>
+
 namespace corral::netfilter {
 namespace {
 
@@ -12,6 +14,12 @@ Result<DomainEntry> ParseEntry(const std::string& text, std::string_view list) {
   if (text.empty()) return fail("is empty");
   if (text.find("://") != std::string::npos || text.find('/') != std::string::npos) {
     return fail("is not a host; write the host name only, e.g. example.com or *.example.com");
+  }
+  // Two colons or more outside brackets: an IPv6 address whose port, if any,
+  // cannot be told apart from its last group.
+  if (text.front() != '[' && std::count(text.begin(), text.end(), ':') >= 2) {
+    return fail("is an IPv6 address without brackets; write it as '[" + text +
+                "]' (quoted in YAML), with a port after the bracket: '[" + text + "]:8443'");
   }
   DomainEntry entry;
   entry.text = text;

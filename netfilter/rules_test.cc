@@ -64,6 +64,25 @@ TEST(Rules, IpLiteralsOnlyWhenListed) {
   EXPECT_NE(v.hint.find("10.1.1.1"), std::string::npos);
 }
 
+// "[2001:db8::10]" without a port allows the method's default port, like a name.
+TEST(Rules, BracketedIpv6WithoutAPort) {
+  Rules r = Make({"[2001:db8::10]"});
+  EXPECT_TRUE(Allowed(r, "[2001:db8::10]", 443, Method::kConnect));
+  EXPECT_TRUE(Allowed(r, "[2001:db8:0:0::10]", 80, Method::kHttp));
+  EXPECT_FALSE(Allowed(r, "[2001:db8::10]", 8443, Method::kConnect));
+}
+
+// Unbracketed, "2001:db8::10" cannot be told from "[2001:db8::]:10"; the
+// error shows the spelling that works (a YAML flow list drops the brackets).
+TEST(Rules, UnbracketedIpv6EntryShowsTheBracketedSpelling) {
+  for (const char* bare : {"2001:db8::10", "::1", "fe80::1:443"}) {
+    auto rules = ParseRules({{bare}, {}, {}});
+    ASSERT_FALSE(rules.ok()) << bare;
+    EXPECT_NE(rules.error().message.find("'[" + std::string(bare) + "]'"), std::string::npos)
+        << rules.error().message;
+  }
+}
+
 TEST(Rules, RefusalHintNamesTheLine) {
   Rules r = Make({});
   auto v = DecideHost(r, *Canonicalize("Registry.Example.org"), 8080, Method::kConnect);
