@@ -24,6 +24,8 @@ import http.server
 import functools
 
 ENGINE, CORRAL, SHIM = sys.argv[1], sys.argv[2], sys.argv[3]
+# tests/engines/as_user: an engine started for the ordinary user this runs as.
+SOCKET = os.environ.get("CORRAL_TEST_ENGINE_SOCKET") or f"/run/corral-test/{ENGINE}.sock"
 HERE = pathlib.Path(__file__).resolve().parent
 TOP = HERE.parent.parent
 RESULTS = {"pass": 0, "fail": 0}
@@ -46,6 +48,8 @@ def free_port():
 
 
 def start_engine():
+    if os.environ.get("CORRAL_TEST_ENGINE_SOCKET"):
+        return  # started, with the images, by tests/engines/as_user
     r = run([str(TOP / "tests/engines/start"), ENGINE])
     if r.returncode != 0:
         print(r.stdout + r.stderr)
@@ -110,7 +114,8 @@ def start_sshd(work, user):
         f"AuthorizedKeysFile {work}/authorized_keys\nPasswordAuthentication no\n"
         "KbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\n"
         "StrictModes no\nUsePAM no\nPidFile none\n")
-    os.makedirs("/run/sshd", exist_ok=True)
+    if os.getuid() == 0:
+        os.makedirs("/run/sshd", exist_ok=True)  # root's sshd wants its privilege separation folder
     proc = subprocess.Popen(["/usr/sbin/sshd", "-D", "-e", "-f", str(config)],
                             stdout=subprocess.DEVNULL, stderr=open(work / "sshd.log", "w"))
     for _ in range(100):
@@ -199,7 +204,7 @@ def main():
         env.update({
             "HOME": str(work / "home"), "XDG_CONFIG_HOME": str(work / "config"),
             "XDG_STATE_HOME": str(work / "state"), "XDG_RUNTIME_DIR": str(work / "run"),
-            "CORRAL_ENGINE": f"unix:///run/corral-test/{ENGINE}.sock", "CORRAL_SHIM": SHIM,
+            "CORRAL_ENGINE": f"unix://{SOCKET}", "CORRAL_SHIM": SHIM,
         })
         for name in ("CORRAL_CONFIG", "CORRAL_LEVEL", "CORRAL_IMAGE", "DOCKER_HOST"):
             env.pop(name, None)
@@ -366,7 +371,7 @@ def main():
         check("Dockerfile" in listed and "divert-shells" in listed and "secret.env" not in listed
               and "cache" not in listed,
               "--build leaves out what the context's .dockerignore excludes", listed or r.stdout)
-        run(["curl", "-s", "--unix-socket", f"/run/corral-test/{ENGINE}.sock", "-X", "DELETE",
+        run(["curl", "-s", "--unix-socket", SOCKET, "-X", "DELETE",
              f"http://d/v1.41/images/{tag}?force=1"])
     finally:
         if sshd:
