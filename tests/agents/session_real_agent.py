@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Whole boxed sessions of the real Claude Code and Codex, driven by the
+scripted model (scripted_model.py), on one engine.
+
+Usage: session_real_agent.py docker|podman CORRAL SHIM [AGENT...]
+
+`corral run --headless AGENT -- ARGS` runs the agent from its recipe's image
+(built on first use). The scripted model listens on the host's loopback; a
+hosts file maps model.test and other.test to 127.0.0.1 and only
+model.test:PORT is allowed, so the box reaches the model through the
+session's proxy and nothing else. The model's four steps: write NOTES.md,
+`aws s3 ls`, fetch http://other.test/, `git push --force`. The test reads the
+tool results the agent sent back, the project on the host and `corral inbox`;
+then, with somebody watching (heartbeat), `aws` (a stand-in in the project)
+runs.
+"""
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import scripted_model as sm  # noqa: E402
+import agent_env  # noqa: E402
+
+ENGINE, CORRAL, SHIM = sys.argv[1], sys.argv[2], sys.argv[3]
+AGENTS = sys.argv[4:] or ["claude", "codex"]
+TOP = HERE.parent.parent
+RESULTS = {"pass": 0, "fail": 0}
+REFUSED = "may not run while nobody is watching"
+STAND_IN = '#!/bin/sh\necho "aws stand-in ran: $*"\n'
+
+
+def check(ok, what, detail=""):
+    RESULTS["pass" if ok else "fail"] += 1
+    print(("PASS " if ok else "FAIL ") + f"{ENGINE}: {what}"
+          + ("" if ok else f"  [{str(detail)[-1500:]}]"), flush=True)
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def start_engine():
+    r = run([str(TOP / "tests/engines/start"), ENGINE])
+    if r.returncode != 0:
+        print(r.stdout + r.stderr)
+        if os.environ.get("CORRAL_REQUIRE_ENGINES") == "1":
+            print(f"FAIL {ENGINE} could not start (CORRAL_REQUIRE_ENGINES=1)")
+            sys.exit(1)
+        print(f"SKIP {ENGINE} could not start")
+        sys.exit(0)
+
+
+class Session:
+    """One agent's project, config and environment under a fresh folder."""
+
+    def __init__(self, agent):
+        self.agent = agent
+        self.work = pathlib.Path(tempfile.mkdtemp(prefix=f"corral-agent-{ENGINE}-{agent}-"))
+        os.chmod(self.work, 0o755)
+        self.proj = self.work / "proj"
+        git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+        run([*git, "init", "-q", "-b", "main", str(self.proj)], check=True)
+        (self.proj / "README").write_text("a sample project\n")
+        stand_in = self.proj / ".stand-in" / "aws"
+        stand_in.parent.mkdir()
+        stand_in.write_text(STAND_IN)
+        stand_in.chmod(0o755)
+        run([*git, "add", "README", ".stand-in"], cwd=self.proj, check=True)
+        run([*git, "commit", "-q", "-m", "seed"], cwd=self.proj, check=True)
+        # Never reached: the push is refused before git runs.
+        run([*git, "remote", "add", "origin", "ssh://git.test/repo.git"], cwd=self.proj,
+            check=True)
+        self.hosts = self.work / "hosts"
+        self.hosts.write_text("127.0.0.1 model.test other.test\n")
+        self.heartbeat = self.work / "heartbeat"
+        self.config = self.work / "config" / "corral" / "config.yaml"
+        self.config.parent.mkdir(parents=True)
+        for folder in ("home", "state"):
+            (self.work / folder).mkdir()
+        (self.work / "run").mkdir(mode=0o700)
+        self.env = agent_env.clean(os.environ)
+        for name in ("CORRAL_CONFIG", "CORRAL_LEVEL", "CORRAL_IMAGE", "DOCKER_HOST"):
+            self.env.pop(name, None)
+        self.env.update({
+            "HOME": str(self.work / "home"), "XDG_CONFIG_HOME": str(self.work / "config"),
+            "XDG_STATE_HOME": str(self.work / "state"), "XDG_RUNTIME_DIR": str(self.work / "run"),
+            "CORRAL_ENGINE": f"unix:///run/corral-test/{ENGINE}.sock", "CORRAL_SHIM": SHIM})
+
+    def write_config(self, model_port, passed):
+        config = {
+            "level": "always",
+            "deny_unattended": ["aws", "git push --force", "git push -f"],
+            "presence": {"sources": ["heartbeat"], "heartbeat_file": str(self.heartbeat)},
+            "notify": {"desktop": False},
+            "pass": sorted(passed),
+            "network": {"allowed_domains": [f"model.test:{model_port}"],
+                        "allow_addresses": ["127.0.0.1"], "hosts_file": str(self.hosts)},
+        }
+        self.config.write_text(json.dumps(config, indent=1))
+
+    def run_agent(self, steps, timeout):
+        """Runs the agent against a scripted model with `steps`: (model, result, seconds)."""
+        model = sm.ScriptedModel(steps).start()
+        base = f"http://model.test:{model.port}"
+        extra = agent_env.agent_env(self.agent, base)
+        self.write_config(model.port, extra)
+        env = dict(self.env, **extra)
+        args = agent_env.agent_args(self.agent, base, "Do the task.")
+        started = time.monotonic()
+        try:
+            result = run([CORRAL, "run", "--headless", self.agent, "--", *args], cwd=self.proj,
+                         env=env, stdin=subprocess.DEVNULL, timeout=timeout)
+        except subprocess.TimeoutExpired as e:
+            result = subprocess.CompletedProcess(e.cmd, -1, e.stdout or "", e.stderr or "")
+            if isinstance(result.stdout, bytes):
+                result = subprocess.CompletedProcess(e.cmd, -1, result.stdout.decode(),
+                                                     (result.stderr or b"").decode())
+        seconds = time.monotonic() - started
+        model.stop()
+        return model, result, seconds
+
+    def results(self, model):
+        if self.agent == "claude":
+            return {step: text for step, (text, _) in model.claude_results().items()}
+        return model.codex_results()
+
+    def inbox(self):
+        r = run([CORRAL, "inbox", "--json"], env=self.env)
+        try:
+            return json.loads(r.stdout)
+        except ValueError:
+            return [{"unreadable": r.stdout + r.stderr}]
+
+
+def unattended(session):
+    agent = session.agent
+    model, r, seconds = session.run_agent(sm.demo_steps("http://other.test/"), timeout=1800)
+    print(f"  {agent} stderr: " + r.stderr[-2500:].replace("\n", "\n  "), flush=True)
+    check(r.returncode == 0 and sm.FINAL_TEXT in r.stdout,
+          f"{agent}: the session ran to its final answer and exited 0 ({seconds:.1f} s, "
+          "including any image build)", f"exit {r.returncode}: {r.stdout[-800:]}")
+    check("in a box" in r.stderr and "network only through the proxy" in r.stderr,
+          f"{agent}: corral printed the box's summary lines", r.stderr[-800:])
+    hosts = {req["headers"].get("Host") or req["headers"].get("host")
+             for req in model.requests.all()}
+    check(hosts == {f"model.test:{model.port}"},
+          f"{agent}: every request reached the model by its allowed name, through the proxy",
+          hosts)
+    results = session.results(model)
+    check(sorted(results) == [0, 1, 2, 3], f"{agent}: sent back a result for each step",
+          sorted(results))
+    notes = session.proj / "NOTES.md"
+    check(notes.exists() and notes.read_text() == sm.demo_steps()[0]["content"]
+          and notes.stat().st_uid == os.getuid(),
+          f"{agent}: NOTES.md is in the project on the host, owned by the user",
+          f"{results.get(0)!r}; exists={notes.exists()}"
+          + (f" uid={notes.stat().st_uid}" if notes.exists() else ""))
+    aws = results.get(1, "")
+    check("corral blocked this" in aws and REFUSED in aws and "stand-in" not in aws,
+          f"{agent}: `aws s3 ls` was refused with corral's message, which the agent read", aws)
+    fetch = results.get(2, "")
+    check("HTTP 403" in fetch, f"{agent}: the fetch of a host not allowed got 403", fetch)
+    push = results.get(3, "")
+    check("corral blocked this" in push and REFUSED in push and "git push --force" in push,
+          f"{agent}: `git push --force` was refused with corral's message", push)
+    check("Had 2 commands blocked while you were away: corral inbox" in r.stderr,
+          f"{agent}: the session ended with the blocked-commands line", r.stderr[-400:])
+    items = session.inbox()
+    entries = sorted(item.get("entry") or "" for item in items)
+    check(entries == ["aws", "git push --force"] and all(i.get("agent") == agent for i in items),
+          f"{agent}: `corral inbox` lists the two refusals, and nothing else",
+          json.dumps(items)[:1200])
+
+
+def watched(session):
+    agent = session.agent
+    run([CORRAL, "presence", "ping"], env=session.env)
+    check(session.heartbeat.exists(), f"{agent}: `corral presence ping` wrote the heartbeat")
+    steps = [sm.shell_step('export PATH="$PWD/.stand-in:$PATH"; aws s3 ls')]
+    model, r, seconds = session.run_agent(steps, timeout=600)
+    results = session.results(model)
+    check(r.returncode == 0 and "aws stand-in ran: s3 ls" in results.get(0, ""),
+          f"{agent}: with somebody watching, `aws s3 ls` runs ({seconds:.1f} s)",
+          f"exit {r.returncode}: {results.get(0)!r} {r.stderr[-600:]}")
+    check(session.inbox() == [], f"{agent}: nothing was added to the inbox while watched")
+
+
+def main():
+    start_engine()
+    for agent in AGENTS:
+        session = Session(agent)
+        try:
+            unattended(session)
+            watched(session)
+        finally:
+            shutil.rmtree(session.work, ignore_errors=True)
+    print(f"{ENGINE}: {RESULTS['pass']} passed, {RESULTS['fail']} failed")
+    return 1 if RESULTS["fail"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
