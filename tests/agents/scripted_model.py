@@ -14,13 +14,14 @@ request gets the same answer, and the agent's side requests (titles, topic
 checks, quota probes: they carry no tools) get a short text.
 
 Usage as a program (the demo, or trying an agent by hand):
-    scripted_model.py [--port N] [--steps FILE.json] [--log FILE]
+    scripted_model.py [--port N] [--steps FILE.json] [--log FILE] [--transcript FILE]
 prints `listening on http://127.0.0.1:PORT` and serves until killed.
 """
 import argparse
 import http.server
 import json
 import shlex
+import signal
 import sys
 import threading
 import uuid
@@ -306,10 +307,13 @@ class ScriptedModel:
     """The server. `steps` as made by write_step/shell_step; `log` a file
     object that gets one line per request (or None)."""
 
-    def __init__(self, steps, host="127.0.0.1", port=0, log=None):
+    def __init__(self, steps, host="127.0.0.1", port=0, log=None, transcript=None):
         self.steps = steps
         self.requests = Recorder()
         self.log = log
+        self.transcript = transcript
+        self._told = set()
+        self._told_lock = threading.Lock()
         self.server = _Server((host, port), self._handler())
         self.port = self.server.server_address[1]
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -344,6 +348,24 @@ class ScriptedModel:
             for call_id, value in responses_tool_results(body).items():
                 results[int(call_id.rsplit("_", 1)[1])] = value
         return results
+
+    def _tell(self, results):
+        """Writes each step with the result the agent sent back, once, to the
+        transcript: what a person watching the demo reads."""
+        if not self.transcript:
+            return
+        with self._told_lock:
+            for number in sorted(set(results) - self._told):
+                self._told.add(number)
+                step = self.steps[number]
+                doing = f"writes {step['write']}" if "write" in step else f"runs: {step['shell']}"
+                text = results[number]
+                text = text[0] if isinstance(text, tuple) else text
+                lines = [line for line in text.splitlines() if line.strip()][:4]
+                print(f"  {number + 1}. the agent {doing}", file=self.transcript)
+                for line in lines:
+                    print(f"       {line}", file=self.transcript)
+                self.transcript.flush()
 
     def _handler(self):
         model = self
@@ -412,12 +434,16 @@ class ScriptedModel:
                 elif path == "/v1/messages/count_tokens":
                     self._json(200, {"input_tokens": 100})
                 elif path == "/v1/messages":
+                    model._tell({int(k.rsplit("_", 1)[1]): v
+                                 for k, v in anthropic_tool_results(body).items()})
                     events = anthropic_events(body, model.steps)
                     if body.get("stream"):
                         self._send(200, "text/event-stream", sse_body(events))
                     else:
                         self._json(200, anthropic_message(events))
                 elif path in ("/v1/responses", "/responses"):
+                    model._tell({int(k.rsplit("_", 1)[1]): v
+                                 for k, v in responses_tool_results(body).items()})
                     self._send(200, "text/event-stream",
                                sse_body(responses_events(body, model.steps)))
                 else:
@@ -434,21 +460,16 @@ def main():
     parser.add_argument("--steps", help="a JSON list of steps; the demo's four steps if absent")
     parser.add_argument("--forbidden-url", default="http://other.test/")
     parser.add_argument("--log", help="append one line per request to this file")
-    parser.add_argument("--record", help="write every request body, as JSON lines, here at exit")
+    parser.add_argument("--transcript",
+                        help="write each step and the result the agent sent back to this file")
     args = parser.parse_args()
     steps = json.load(open(args.steps)) if args.steps else demo_steps(args.forbidden_url)
     log = open(args.log, "a") if args.log else None
-    server = ScriptedModel(steps, args.host, args.port, log)
+    transcript = open(args.transcript, "w") if args.transcript else None
+    server = ScriptedModel(steps, args.host, args.port, log, transcript)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     print(f"listening on {server.url(args.host)}", flush=True)
-    try:
-        server.server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        if args.record:
-            with open(args.record, "w") as out:
-                for request in server.requests.all():
-                    out.write(json.dumps(request) + "\n")
+    server.server.serve_forever()
 
 
 if __name__ == "__main__":

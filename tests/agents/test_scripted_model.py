@@ -11,6 +11,7 @@ An agent that is not installed is skipped with a line; with
 CORRAL_REQUIRE_AGENTS=1 that is a failure.
 """
 import http.client
+import io
 import json
 import os
 import pathlib
@@ -61,7 +62,8 @@ def joined_tool_input(events):
 
 def wire_format():
     steps = [sm.shell_step("echo one"), sm.shell_step("echo two")]
-    server = sm.ScriptedModel(steps).start()
+    transcript = io.StringIO()
+    server = sm.ScriptedModel(steps, transcript=transcript).start()
     try:
         bash = {"name": "Bash", "input_schema": {}}
         request = {"model": "m", "stream": True, "tools": [bash],
@@ -85,6 +87,8 @@ def wire_format():
         _, again = post(server.port, "/v1/messages", request)
         check(joined_tool_input(parse_sse(again))[1]["command"] == "echo two",
               "messages: a retried request gets the same step", again)
+        check(transcript.getvalue() == "  1. the agent runs: echo one\n       one\n",
+              "the transcript tells the first step and its result, once", transcript.getvalue())
         status, text = post(server.port, "/v1/messages",
                             {"model": "m", "messages": [{"role": "user", "content": "title?"}]})
         check(status == 200 and json.loads(text)["content"][0]["type"] == "text",
