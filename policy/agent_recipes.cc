@@ -60,6 +60,10 @@ std::string CheckItem(const std::string& field, const std::string& item) {
   if (field == "variables" && !ValidVariable(item)) {
     return "'" + item + "' is not the name of an environment variable";
   }
+  if (field == "shell" && !(item.starts_with("$") ? ValidVariable(item.substr(1))
+                                                  : item.starts_with("/") || NoBlanks(item))) {
+    return "'" + item + "' is not $VARIABLE, a /path or a program name";
+  }
   if (field == "env") {
     auto eq = item.find('=');
     if (eq == std::string::npos || !ValidVariable(item.substr(0, eq))) {
@@ -137,7 +141,8 @@ const std::vector<RecipeFieldSpec>& RecipeFields() {
       {"bypass", T::kList, "the agent's own sandbox-bypass switches, refused when unboxed"},
       {"unboxed", T::kList, "arguments added when unboxed (the agent's own sandbox)"},
       {"env", T::kList, "NAME=VALUE set in the box for this agent"},
-      {"shell", T::kString, "how its shell commands reach corral-shell (shown by corral agents)"},
+      {"shell", T::kList, "how it finds its shell: $VARIABLE, /path or a name in PATH (each "
+                          "resolves to corral-shell in the box)"},
       {"ask_first", T::kBool, "keep asking when boxed (overrides agents.ask_first)"},
       {"settings", T::kString, "shared or own (overrides agents.settings)"},
   };

@@ -92,6 +92,15 @@ TEST_F(AgentRecipesTest, RefusesFoldersOutsideHomeOrRootPaths) {
       << policy.error().message;
 }
 
+TEST_F(AgentRecipesTest, ShellWaysAreVariablesPathsOrProgramNames) {
+  ASSERT_TRUE(LoadText("agents:\n  recipes:\n    x:\n      shell: [$SHELL, /bin/bash, bash]\n").ok());
+  auto policy = LoadText("agents:\n  recipes:\n    x:\n      shell: [\"my shell\"]\n");
+  ASSERT_FALSE(policy.ok());
+  EXPECT_NE(policy.error().message.find("'my shell' is not $VARIABLE, a /path or a program name"),
+            std::string::npos)
+      << policy.error().message;
+}
+
 TEST_F(AgentRecipesTest, FlagAndEnvironmentSetTheDefaults) {
   env_["CORRAL_ASK_FIRST"] = "true";
   auto policy = LoadText("", {{"agents.settings", "own", "--set"},
@@ -101,9 +110,9 @@ TEST_F(AgentRecipesTest, FlagAndEnvironmentSetTheDefaults) {
   EXPECT_TRUE(policy->agents.own_settings);
   EXPECT_EQ(policy->agents.recipes.at("x").strings.at("package"), "x-cli");
 
-  auto bad = LoadText("", {{"agents.recipes", R"({"x": {"shell": ["a"]}})", "--set"}});
+  auto bad = LoadText("", {{"agents.recipes", R"({"x": {"folders": "~/.x/"}})", "--set"}});
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.error().message.find("shell: expected a string"), std::string::npos)
+  EXPECT_NE(bad.error().message.find("folders: expected a list of strings"), std::string::npos)
       << bad.error().message;
 }
 
