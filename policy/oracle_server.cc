@@ -109,6 +109,12 @@ class OracleServer : public Oracle {
     std::string line;
     if (!ReadLine(fd, line)) return;  // the shim treats silence as "host not reachable"
     auto request = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (request.is_object() && request.contains("ask") && request["ask"] == "watching") {
+      // The shim's exec check: it lets execs pass while somebody watches.
+      bool watching = options_.watching && options_.watching();
+      WriteAll(fd, nlohmann::json({{"v", 1}, {"watching", watching}}).dump() + "\n");
+      return;
+    }
     if (!request.is_object() || request.value("v", 0) != 1 || !request.contains("command") ||
         !request["command"].is_string()) {
       ++refused_;
@@ -142,10 +148,11 @@ class OracleServer : public Oracle {
           {"time", time},
           {"session", options_.session},
           {"shell", request.value("shell", "")},
+          {"program", request.contains("program") ? request["program"] : nlohmann::json(nullptr)},
           {"cwd", request.value("cwd", "")},
-          {"command", command.size() > kMaxLoggedCommand ? command.substr(0, kMaxLoggedCommand) +
-                                                               "…"
-                                                         : command},
+          {"command", command.size() > kMaxLoggedCommand
+                          ? command.substr(0, kMaxLoggedCommand) + "…"
+                          : command},
           {"decision", refused ? "deny" : "allow"},
           {"finding", answer.match.finding == Finding::kListed         ? "listed"
                       : answer.match.finding == Finding::kUndetermined ? "undetermined"

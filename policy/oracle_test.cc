@@ -167,6 +167,39 @@ TEST_F(OracleTest, LogsEveryDecisionAndKeepsRefusalsForTheInbox) {
   EXPECT_EQ(oracle_->Stats().refused_while_away, 1u);
 }
 
+TEST_F(OracleTest, TellsTheShimWhetherSomebodyIsWatching) {
+  Start();
+  EXPECT_EQ(Ask(Socket(), R"({"v":1,"ask":"watching"})"),
+            (nlohmann::json{{"v", 1}, {"watching", false}}));
+  watching_ = true;
+  EXPECT_EQ(Ask(Socket(), R"({"v":1,"ask":"watching"})")["watching"], true);
+  oracle_->Stop();
+  EXPECT_FALSE(fs::exists(dir_ / "events.jsonl") && fs::file_size(dir_ / "events.jsonl") > 0)
+      << "a presence question is not a decision";
+}
+
+TEST_F(OracleTest, AnExecRefusedByTheShimIsLoggedWithItsProgramAndKeptForTheInbox) {
+  Start();
+  auto reply = Ask(Socket(), nlohmann::json{{"v", 1},
+                                            {"shell", "exec"},
+                                            {"command", "aws s3 ls"},
+                                            {"cwd", "/p"},
+                                            {"program", "/tmp/x"}}
+                                 .dump());
+  EXPECT_EQ(reply["decision"], "deny");
+  oracle_->Stop();
+  std::ifstream log(dir_ / "events.jsonl");
+  std::string line;
+  ASSERT_TRUE(std::getline(log, line));
+  auto event = nlohmann::json::parse(line);
+  EXPECT_EQ(event["shell"], "exec");
+  EXPECT_EQ(event["program"], "/tmp/x");
+  auto inbox = InboxTake((dir_ / "state").string(), false);
+  ASSERT_TRUE(inbox.ok());
+  ASSERT_EQ(inbox->size(), 1u);
+  EXPECT_EQ((*inbox)[0].command, "aws s3 ls");
+}
+
 TEST_F(OracleTest, SocketIsPrivateAndRemovedOnStop) {
   Start();
   struct stat st {};

@@ -39,6 +39,16 @@ TEST(AgentProfile, RefusesWhatTheIssueLists) {
   EXPECT_TRUE(profile.warnings.empty());
 }
 
+TEST(AgentProfile, LetsTheShimInstallTheExecCheck) {
+  // The shim installs a filter with a listener (seccomp) and answers it
+  // (ioctl); the supervisor reads the agent's processes through /proc.
+  Profile profile = Build();
+  for (const char* name :
+       {"seccomp", "ioctl", "prctl", "pread64", "openat", "sendmsg", "recvmsg"}) {
+    EXPECT_EQ(VerdictFor(profile, name).access, Access::kAllowed) << name;
+  }
+}
+
 TEST(AgentProfile, ChecksArgumentsOfCloneUnsharePersonality) {
   Profile profile = Build();
   for (const char* name : {"clone", "unshare", "personality", "socket"}) {

@@ -17,8 +17,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 
+#include "images/shim/exec_check.h"
+#include "images/shim/exec_supervisor.h"
 #include "images/shim/relay.h"
 #include "images/shim/shim.h"
 
@@ -54,7 +57,7 @@ int ConnectWatchdog(const char* path) {
   return fd;
 }
 
-[[noreturn]] void ExecChild(char** argv, const sigset_t& original) {
+[[noreturn]] void ExecChild(char** argv, const sigset_t& original, ExecCheckStart& exec_check) {
   sigprocmask(SIG_SETMASK, &original, nullptr);
   setpgid(0, 0);
   if (isatty(STDIN_FILENO)) {
@@ -62,6 +65,7 @@ int ConnectWatchdog(const char* path) {
     tcsetpgrp(STDIN_FILENO, getpid());
     signal(SIGTTOU, SIG_DFL);
   }
+  if (!exec_check.InChild()) _exit(125);
   execvp(argv[0], argv);
   std::fprintf(stderr, "corral-shim: cannot run %s: %s\n", argv[0], std::strerror(errno));
   _exit(errno == ENOENT ? 127 : 126);
@@ -93,17 +97,40 @@ void Forward(pid_t child, int sig) {
   if (kill(-child, sig) != 0) kill(child, sig);
 }
 
-}  // namespace
-
-int Init(int argc, char** argv) {
+// `--exec-check MODE` (or `--exec-check=MODE`) before `--`: corral passes
+// the session's exec_check setting; on, its default, without it.
+std::optional<ExecCheckMode> ReadOptions(int& argc, char**& argv) {
+  ExecCheckMode mode = ExecCheckMode::kOn;
+  while (argc > 0 && std::strncmp(argv[0], "--exec-check", 12) == 0 &&
+         (argv[0][12] == '\0' || argv[0][12] == '=')) {
+    const char* value = argv[0][12] == '=' ? argv[0] + 13 : argc > 1 ? argv[1] : "";
+    auto parsed = ParseExecCheckMode(value);
+    if (!parsed) {
+      std::fprintf(stderr, "corral-shim init: --exec-check takes on, require or off, not '%s'\n",
+                   value);
+      return std::nullopt;
+    }
+    mode = *parsed;
+    int used = argv[0][12] == '=' ? 1 : 2;
+    argc -= used;
+    argv += used;
+  }
   if (argc > 0 && std::strcmp(argv[0], "--") == 0) {
     --argc;
     ++argv;
   }
   if (argc == 0) {
     std::fprintf(stderr, "corral-shim init: give the command to run: init -- COMMAND [ARGS...]\n");
-    return 2;
+    return std::nullopt;
   }
+  return mode;
+}
+
+}  // namespace
+
+int Init(int argc, char** argv) {
+  auto mode = ReadOptions(argc, argv);
+  if (!mode) return 2;
   sigset_t all, original;
   sigfillset(&all);
   sigprocmask(SIG_BLOCK, &all, &original);
@@ -126,6 +153,8 @@ int Init(int argc, char** argv) {
       return 125;
     }
   }
+  auto exec_check = ExecCheckStart::Prepare(*mode);
+  if (!exec_check) return 125;
   int signals = signalfd(-1, &all, SFD_CLOEXEC);
   AwaitTerminalSize(signals);
   pid_t child = fork();
@@ -133,7 +162,13 @@ int Init(int argc, char** argv) {
     std::fprintf(stderr, "corral-shim: cannot start %s: %s\n", argv[0], std::strerror(errno));
     return 125;
   }
-  if (child == 0) ExecChild(argv, original);
+  if (child == 0) ExecChild(argv, original, *exec_check);
+  UniqueFd listener;
+  if (int refused = exec_check->InParent(child, listener); refused != 0) {
+    waitpid(child, nullptr, 0);
+    return refused;
+  }
+  if (listener.valid()) StartExecSupervisor(std::move(listener));
   if (bridge >= 0) StartBridge(bridge, proxy_socket);
 
   long kill_at = -1;  // when ending: the moment SIGKILL follows SIGTERM

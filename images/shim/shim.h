@@ -5,9 +5,11 @@
 
 namespace corral::shim {
 
-// `corral-shim init -- COMMAND [ARGS...]`: PID 1 of the box. Runs COMMAND,
-// reaps every child, forwards signals, and ends the box when the session's
-// watchdog socket closes (corral gone). Returns the exit status for PID 1.
+// `corral-shim init [--exec-check on|require|off] -- COMMAND [ARGS...]`: PID 1
+// of the box. Runs COMMAND with every exec of its processes checked
+// (exec_check.h), reaps every child, forwards signals, and ends the box when
+// the session's watchdog socket closes (corral gone). Returns the exit
+// status for PID 1.
 int Init(int argc, char** argv);
 
 // `corral-shim check-locally FD REAL -- ARGV0 [ARGS...]`: where corral-shell

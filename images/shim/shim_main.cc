@@ -15,7 +15,8 @@ int main(int argc, char** argv) {
     if (argc >= 2 && std::strcmp(argv[1], mode.name) == 0) return mode.run(argc - 2, argv + 2);
   }
   std::fprintf(stderr,
-               "corral-shim: a mode is needed: corral-shim init -- COMMAND [ARGS...]\n"
+               "corral-shim: a mode is needed: corral-shim init [--exec-check on|require|off] -- "
+               "COMMAND [ARGS...]\n"
                "  or: corral-shim connect HOST PORT (ssh ProxyCommand through the proxy)\n"
                "  (corral runs this inside every box; you do not need to run it yourself;\n"
                "  the shell names in /run/corral/bin run corral-shell, not this)\n");

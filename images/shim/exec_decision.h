@@ -1,0 +1,55 @@
+// What the exec check decides about one execve (DESIGN.md, "Every exec, not
+// only shell text"), from facts the supervisor gathered: pure, so it is tested
+// without a kernel. Private to the shim.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "policy/policy.h"
+
+namespace corral::shim {
+
+// One file an exec names.
+struct FileFacts {
+  std::string given;      // as the process wrote it ("" for fexecve)
+  std::string resolved;   // symbolic links followed
+  std::string listed_as;  // the listed program this file is (same file or same bytes), or ""
+};
+
+struct ExecFacts {
+  FileFacts program;
+  std::vector<std::string> argv;
+  // An interpreter running a file (`python3 /usr/bin/aws`): that file and its
+  // index in argv.
+  std::optional<FileFacts> script;
+  std::size_t script_index = 0;
+};
+
+struct ExecVerdict {
+  bool refuse = false;
+  std::string entry;    // the list line that matched
+  std::string command;  // the exec as shell text, as the matcher read it
+};
+
+// Refuses the program when the matcher finds it listed with its arguments,
+// trying it under each of its names. What it would start in turn (a
+// wrapper's or a shell's arguments: `env aws`, `sh -c 'aws'`, `"$@"`) is
+// decided at that program's own exec, not here.
+ExecVerdict DecideExec(const policy::Matcher& matcher, const ExecFacts& facts);
+
+// The index in argv of the file an interpreter (a shell, python, perl, ruby,
+// node, php, lua) is asked to run; nullopt when it runs inline code (-c, -e),
+// a module (-m), standard input, or is not an interpreter. `name` is the
+// program's file name (python3.11, bash, ...).
+std::optional<std::size_t> ScriptOperand(std::string_view name,
+                                         const std::vector<std::string>& argv);
+
+// Words as shell text that the shell reads back as the same words.
+std::string ShellWords(std::string_view program, const std::vector<std::string>& argv,
+                       std::size_t args_from);
+
+}  // namespace corral::shim

@@ -1,0 +1,264 @@
+// One notification: read, decide, answer. What is read from the process is
+// read through descriptors checked with SECCOMP_IOCTL_NOTIF_ID_VALID after
+// they were opened, so a pid reused by another process is never read as the
+// caller. The process may still change its memory or its files after the
+// check (docs/exec-check.md says so): this catches detours, not races.
+#include "images/shim/exec_supervisor.h"
+
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "images/shim/exec_decision.h"
+#include "images/shim/exec_filter.h"
+#include "images/shim/program_identity.h"
+#include "images/shim/target_process.h"
+
+namespace corral::shim {
+namespace {
+
+constexpr std::size_t kMaxArgBytes = 4 << 20;  // argument text read; past it, the rest is not seen
+constexpr long kListCheckMs = 1000;            // how often the list file is looked at
+constexpr long kRepeatMs = 5000;  // a refusal repeated within this is not reported again
+// linux/seccomp.h of Linux 6.6, newer than this build's headers.
+constexpr unsigned long kNotifSetFlags = SECCOMP_IOW(4, __u64);
+constexpr unsigned long kSyncWakeUp = 1;
+
+long NowMs() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+std::string Env(const char* name, const char* fallback) {
+  const char* value = std::getenv(name);
+  return value && *value ? value : fallback;
+}
+
+std::string_view BaseName(std::string_view path) {
+  auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// The session's list, its matcher and the listed programs' identities,
+// reloaded when the list file changes (the oracle rewrites it on a config edit).
+class SessionList {
+ public:
+  explicit SessionList(const SupervisorSettings& settings)
+      : settings_(settings),
+        front_(ProgramIdentities::Record({"corral-shell"}, settings.front_dirs)) {
+    Load();
+  }
+
+  void Refresh() {
+    long now = NowMs();
+    if (now - checked_at_ < kListCheckMs) return;
+    checked_at_ = now;
+    struct stat st {};
+    bool exists = ::stat(settings_.deny_list_file.c_str(), &st) == 0;
+    if (exists != exists_ ||
+        (exists && (st.st_ino != seen_.st_ino || st.st_mtim.tv_sec != seen_.st_mtim.tv_sec ||
+                    st.st_mtim.tv_nsec != seen_.st_mtim.tv_nsec))) {
+      Load();
+    }
+  }
+
+  const policy::Matcher& matcher() const { return *matcher_; }
+  ProgramIdentities& listed() { return listed_; }
+  ProgramIdentities& front() { return front_; }
+
+ private:
+  void Load() {
+    exists_ = ::stat(settings_.deny_list_file.c_str(), &seen_) == 0;
+    auto file = policy::ReadDenyListFile(settings_.deny_list_file);
+    std::vector<std::string> entries = file ? std::move(*file) : policy::DefaultDenyList();
+    auto matcher = policy::Matcher::Create(entries);
+    if (!matcher) matcher = policy::Matcher::Create(policy::DefaultDenyList());
+    matcher_ = std::make_unique<policy::Matcher>(std::move(*matcher));
+    std::vector<std::string> programs;
+    for (const std::string& entry : entries) programs.push_back(entry.substr(0, entry.find(' ')));
+    listed_ = ProgramIdentities::Record(programs, settings_.search_path);
+  }
+
+  const SupervisorSettings& settings_;
+  std::unique_ptr<policy::Matcher> matcher_;
+  ProgramIdentities listed_;
+  ProgramIdentities front_;
+  struct stat seen_ {};
+  bool exists_ = false;
+  long checked_at_ = 0;
+};
+
+class Supervisor {
+ public:
+  Supervisor(int listener, const SupervisorSettings& settings, std::unique_ptr<HostAnswers> host)
+      : listener_(listener), list_(settings), host_(std::move(host)) {}
+
+  void Answer(const seccomp_notif& request) {
+    seccomp_notif_resp response{};
+    response.id = request.id;
+    if (!host_->Watching() && Refuse(request)) {
+      response.error = -EACCES;
+    } else {
+      response.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+    }
+    ::ioctl(listener_, SECCOMP_IOCTL_NOTIF_SEND, &response);  // ENOENT: the caller is gone
+  }
+
+ private:
+  bool IdValid(std::uint64_t id) {
+    return ::ioctl(listener_, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+  }
+
+  bool Refuse(const seccomp_notif& request) {
+    auto call = ReadExecCall(request.data);
+    if (!call) return false;
+    TargetProcess target(static_cast<pid_t>(request.pid));
+    int open_error = errno;
+    if (!IdValid(request.id)) return false;  // gone; the answer reaches nobody
+    if (!target.valid()) {
+      std::fprintf(stderr, "corral-shim: refused an exec of process %u: it cannot be read (%s)\n",
+                   request.pid, std::strerror(open_error));
+      return true;
+    }
+    // An unreadable path or argument vector fails the exec with EFAULT anyway.
+    auto path = target.ReadString(call->path, PATH_MAX);
+    if (!path) return false;
+    UniqueFd directory;
+    if (call->dirfd != AT_FDCWD || !path->starts_with("/")) {
+      directory = target.OpenDirectory(call->dirfd);
+      if (!IdValid(request.id)) return false;
+    }
+    auto file = target.Resolve(directory.valid() ? directory.get() : AT_FDCWD, *path, call->flags);
+    if (!file) return false;  // nothing there to run: the exec fails by itself
+    auto open = [&file] { return file->OpenForReading(); };
+    list_.Refresh();
+    if (!list_.front().Identify(file->st, open).empty()) return false;
+    bool truncated = false;
+    auto argv = target.ReadArgv(call->argv, call->pointer_size, kMaxArgBytes, truncated);
+    if (!argv) return false;
+
+    ExecFacts facts;
+    facts.program = {*path, file->path, list_.listed().Identify(file->st, open)};
+    facts.argv = std::move(*argv);
+    AddScript(target, call->dirfd == AT_FDCWD ? std::move(directory) : UniqueFd(), request.id,
+              facts);
+    ExecVerdict verdict = DecideExec(list_.matcher(), facts);
+    if (!verdict.refuse) return false;
+    if (RefusedJustNow(request.pid, verdict.command)) return true;
+    std::string cwd = target.WorkingDirectory();
+    std::string program = file->path.starts_with("/") ? file->path : cwd + "/" + file->path;
+    bool refused = host_->Refuses(verdict, program, cwd);
+    if (refused) recent_[next_recent_++ % recent_.size()] = {request.pid, verdict.command, NowMs()};
+    return refused;
+  }
+
+  // An interpreter running a file: the file, found as the interpreter will,
+  // from its working directory (`cwd`, when already open).
+  void AddScript(TargetProcess& target, UniqueFd cwd, std::uint64_t id, ExecFacts& facts) {
+    std::optional<std::size_t> at;
+    for (std::string_view name :
+         {BaseName(facts.program.given), BaseName(facts.program.resolved)}) {
+      if ((at = ScriptOperand(name, facts.argv))) break;
+    }
+    if (!at) return;
+    const std::string& script = facts.argv[*at];
+    if (!cwd.valid() && !script.starts_with("/")) {
+      cwd = target.OpenDirectory(AT_FDCWD);
+      if (!IdValid(id)) return;
+    }
+    auto file = target.Resolve(cwd.valid() ? cwd.get() : AT_FDCWD, script, 0);
+    if (!file || !S_ISREG(file->st.st_mode)) return;
+    std::string listed_as =
+        list_.listed().Identify(file->st, [&] { return file->OpenForReading(); });
+    facts.script = FileFacts{script, file->path, listed_as};
+    facts.script_index = *at;
+  }
+
+  // execvp tries each PATH folder after EACCES, and python's subprocess
+  // does the same: one attempt is one refusal, told to the host once.
+  bool RefusedJustNow(std::uint32_t pid, const std::string& command) {
+    long now = NowMs();
+    for (const Recent& recent : recent_) {
+      if (recent.pid == pid && recent.command == command && now - recent.at < kRepeatMs) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  struct Recent {
+    std::uint32_t pid = 0;
+    std::string command;
+    long at = 0;
+  };
+
+  int listener_;
+  SessionList list_;
+  std::unique_ptr<HostAnswers> host_;
+  std::array<Recent, 16> recent_;
+  std::size_t next_recent_ = 0;
+};
+
+}  // namespace
+
+void SuperviseExecs(UniqueFd listener, const SupervisorSettings& settings,
+                    std::unique_ptr<HostAnswers> host) {
+  seccomp_notif_sizes sizes{};
+  if (::syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0) return;
+  // The kernel's structure may be larger than this header's: its size, zeroed.
+  std::vector<unsigned char> buffer(
+      std::max<std::size_t>(sizes.seccomp_notif, sizeof(seccomp_notif)));
+  // Linux 6.6: the kernel switches straight between the caller and this
+  // thread, on one CPU, instead of two ordinary wake-ups (older: EINVAL, and
+  // the ordinary way).
+  ::ioctl(listener.get(), kNotifSetFlags, kSyncWakeUp);
+  Supervisor supervisor(listener.get(), settings, std::move(host));
+  for (;;) {
+    pollfd ready{listener.get(), POLLIN, 0};
+    if (::poll(&ready, 1, -1) < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    if (!(ready.revents & POLLIN)) return;  // POLLHUP: every filtered process has ended
+    std::fill(buffer.begin(), buffer.end(), 0);
+    auto* request = reinterpret_cast<seccomp_notif*>(buffer.data());
+    if (::ioctl(listener.get(), SECCOMP_IOCTL_NOTIF_RECV, request) != 0) {
+      if (errno == EINTR || errno == ENOENT) continue;  // the caller went away before we read it
+      return;
+    }
+    supervisor.Answer(*request);
+  }
+}
+
+}  // namespace corral::shim
+
+namespace corral::shim {
+
+void StartExecSupervisor(UniqueFd listener) {
+  SupervisorSettings settings;
+  settings.deny_list_file = Env("CORRAL_DENY_LIST_FILE", "/run/corral/deny-list");
+  settings.search_path = Env("PATH", "/usr/local/bin:/usr/bin:/bin");
+  char self[4096];
+  ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  std::string exe = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : "/run/corral/bin/x";
+  settings.front_dirs = exe.substr(0, exe.rfind('/')) + ":/usr/lib/corral";
+  auto host = OracleAnswers(Env("CORRAL_ORACLE_SOCKET", "/run/corral/oracle.sock"));
+  std::thread(SuperviseExecs, std::move(listener), std::move(settings), std::move(host)).detach();
+}
+
+}  // namespace corral::shim

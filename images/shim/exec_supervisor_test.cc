@@ -1,0 +1,239 @@
+// The exec check on the real kernel: a child installs the filter through
+// ExecCheckStart as PID 1's child does, this process supervises it, and a
+// fake oracle answers. Each case is one exec by a grandchild.
+#include "images/shim/exec_supervisor.h"
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "images/shim/exec_check.h"
+#include "images/shim/exec_filter.h"
+
+namespace corral::shim {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kRan = 0, kRefused = 77, kOtherError = 78;
+
+// Answers presence questions with `watching`, and exec verdicts with deny
+// unless watching; keeps every request.
+class FakeOracle {
+ public:
+  FakeOracle(const fs::path& socket, bool watching) : watching_(watching) {
+    listener_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, socket.c_str(), sizeof addr.sun_path - 1);
+    EXPECT_EQ(::bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    ::listen(listener_, 16);
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~FakeOracle() {
+    ::shutdown(listener_, SHUT_RDWR);
+    thread_.join();
+    ::close(listener_);
+  }
+  std::vector<nlohmann::json> Requests(const char* kind) {
+    std::lock_guard lock(mu_);
+    std::vector<nlohmann::json> found;
+    for (const auto& r : requests_) {
+      if (r.contains(kind)) found.push_back(r);
+    }
+    return found;
+  }
+
+ private:
+  void Serve() {
+    for (;;) {
+      int client = ::accept(listener_, nullptr, nullptr);
+      if (client < 0) return;
+      std::string line;
+      char buffer[4096];
+      ssize_t n;
+      while (line.find('\n') == std::string::npos &&
+             (n = ::recv(client, buffer, sizeof buffer, 0)) > 0) {
+        line.append(buffer, static_cast<std::size_t>(n));
+      }
+      auto request = nlohmann::json::parse(line, nullptr, false);
+      nlohmann::json reply =
+          request.contains("ask")
+              ? nlohmann::json{{"v", 1}, {"watching", watching_}}
+              : nlohmann::json{{"v", 1}, {"decision", watching_ ? "allow" : "deny"}};
+      std::string text = reply.dump() + "\n";
+      ::send(client, text.data(), text.size(), MSG_NOSIGNAL);
+      ::close(client);
+      std::lock_guard lock(mu_);
+      requests_.push_back(request);
+    }
+  }
+
+  bool watching_;
+  int listener_;
+  std::thread thread_;
+  std::mutex mu_;
+  std::vector<nlohmann::json> requests_;
+};
+
+// One exec: the path and its arguments, tried `attempts` times by the same
+// process (as execvp tries each PATH folder).
+struct Case {
+  std::string path;
+  std::vector<std::string> argv;
+  int attempts = 1;
+};
+
+class ExecSupervisorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("corral-supervise-" + std::to_string(::getpid()));
+    fs::create_directories(dir_ / "bin");
+    fs::create_directories(dir_ / "tmp");
+    Script(dir_ / "bin" / "aws", "echo aws ran");
+    Script(dir_ / "bin" / "helper", "echo helper ran");
+    std::ofstream(dir_ / "deny-list") << "aws\ngit push --force\n";
+    fs::copy_file(dir_ / "bin" / "aws", dir_ / "tmp" / "x");  // a copy under another name
+    fs::create_symlink(dir_ / "bin" / "aws", dir_ / "tmp" / "soft");
+    settings_.deny_list_file = (dir_ / "deny-list").string();
+    settings_.search_path = (dir_ / "bin").string() + ":/usr/bin:/bin";
+    settings_.front_dirs = (dir_ / "front").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  static void Script(const fs::path& path, const std::string& body) {
+    std::ofstream(path) << "#!/bin/sh\n" << body << " >/dev/null\n";
+    fs::permissions(path, fs::perms::owner_all);
+  }
+
+  std::string Bin(const char* name) const { return (dir_ / "bin" / name).string(); }
+  std::string Tmp(const char* name) const { return (dir_ / "tmp" / name).string(); }
+
+  // Runs each case in a filtered child, with the oracle at `socket`; the
+  // exit code of each exec.
+  std::vector<int> Run(const std::vector<Case>& cases, const fs::path& socket) {
+    std::vector<std::vector<char*>> argvs;  // ready before the fork: the child only execs
+    for (const Case& c : cases) {
+      argvs.emplace_back();
+      for (const std::string& arg : c.argv) argvs.back().push_back(const_cast<char*>(arg.c_str()));
+      argvs.back().push_back(nullptr);
+    }
+    std::string path_env = "PATH=" + settings_.search_path;
+    char* envp[] = {path_env.data(), nullptr};
+    int results[2];
+    EXPECT_EQ(::pipe(results), 0);
+    auto start = ExecCheckStart::Prepare(ExecCheckMode::kRequire);
+    EXPECT_TRUE(start);
+    pid_t child = ::fork();
+    if (child == 0) {
+      if (!start->InChild()) _exit(125);
+      ::usleep(200'000);  // the first presence answer arrives
+      for (std::size_t i = 0; i < cases.size(); ++i) {
+        pid_t one = ::fork();
+        if (one == 0) {
+          for (int attempt = 0; attempt < cases[i].attempts; ++attempt) {
+            ::execve(cases[i].path.c_str(), argvs[i].data(), envp);
+          }
+          _exit(errno == EACCES ? kRefused : kOtherError);
+        }
+        int status = 0;
+        ::waitpid(one, &status, 0);
+        char code = static_cast<char>(WIFEXITED(status) ? WEXITSTATUS(status) : 99);
+        (void)!::write(results[1], &code, 1);
+      }
+      _exit(0);
+    }
+    ::close(results[1]);
+    UniqueFd listener;
+    EXPECT_EQ(start->InParent(child, listener), 0);
+    std::thread supervisor(SuperviseExecs, std::move(listener), settings_,
+                           OracleAnswers(socket.string()));
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    supervisor.join();  // ends when no filtered process is left
+    std::vector<int> codes;
+    char code;
+    while (::read(results[0], &code, 1) == 1) codes.push_back(code);
+    ::close(results[0]);
+    return codes;
+  }
+
+  fs::path dir_;
+  SupervisorSettings settings_;
+};
+
+TEST_F(ExecSupervisorTest, NobodyWatchingListedProgramsAreRefusedByAnyRoute) {
+  if (!ExecFilterUnavailable(0).empty()) GTEST_SKIP() << ExecFilterUnavailable(0);
+  FakeOracle oracle(dir_ / "oracle.sock", /*watching=*/false);
+  std::vector<Case> cases = {
+      {"/bin/true", {"true"}},
+      {Bin("helper"), {"helper"}},
+      {Bin("aws"), {"aws", "s3", "ls"}},             // by name, as subprocess.run does
+      {Tmp("x"), {"x", "s3", "ls"}},                 // a byte-identical copy
+      {Tmp("soft"), {"soft"}},                       // a symbolic link
+      {"/bin/sh", {"sh", Bin("aws")}},               // an interpreter running its file
+      {"/usr/bin/env", {"env", "aws", "s3", "ls"}},  // refused at env's exec of aws
+      {"/bin/sh", {"sh", "-c", "true; true"}},       // what make runs
+      {Bin("aws"), {"aws", "sts"}, /*attempts=*/2},  // refused twice, told once
+  };
+  std::vector<int> codes = Run(cases, dir_ / "oracle.sock");
+  constexpr int kEnvCannotRun = 126;  // env's own exec of aws was refused
+  EXPECT_EQ(codes, (std::vector<int>{kRan, kRan, kRefused, kRefused, kRefused, kRefused,
+                                     kEnvCannotRun, kRan, kRefused}));
+  auto reports = oracle.Requests("command");
+  ASSERT_EQ(reports.size(), 6u) << nlohmann::json(reports).dump();
+  EXPECT_EQ(reports[0]["shell"], "exec");
+  EXPECT_EQ(reports[0]["command"], "aws s3 ls");
+  EXPECT_EQ(reports[0]["program"], Bin("aws"));
+  EXPECT_EQ(reports[1]["command"], "aws s3 ls");  // the copy, named as what it is
+  EXPECT_EQ(reports[1]["program"], Tmp("x"));
+  EXPECT_EQ(reports[5]["command"], "aws sts");
+}
+
+TEST_F(ExecSupervisorTest, SomebodyWatchingExecsGoOnWithoutAskingPerExec) {
+  if (!ExecFilterUnavailable(0).empty()) GTEST_SKIP() << ExecFilterUnavailable(0);
+  FakeOracle oracle(dir_ / "oracle.sock", /*watching=*/true);
+  std::vector<Case> cases = {
+      {Bin("aws"), {"aws", "s3", "ls"}}, {Tmp("x"), {"x"}}, {"/bin/true", {"true"}}};
+  std::vector<int> codes = Run(cases, dir_ / "oracle.sock");
+  EXPECT_EQ(codes, (std::vector<int>{kRan, kRan, kRan}));
+  EXPECT_TRUE(oracle.Requests("command").empty()) << "a verdict was asked for while watching";
+  EXPECT_GE(oracle.Requests("ask").size(), 1u);
+}
+
+TEST_F(ExecSupervisorTest, WithoutTheHostListedProgramsAreRefusedAndOthersRun) {
+  if (!ExecFilterUnavailable(0).empty()) GTEST_SKIP() << ExecFilterUnavailable(0);
+  std::vector<Case> cases = {{Bin("aws"), {"aws"}}, {"/bin/true", {"true"}}};
+  std::vector<int> codes = Run(cases, dir_ / "no-oracle.sock");
+  EXPECT_EQ(codes, (std::vector<int>{kRefused, kRan}));
+}
+
+TEST_F(ExecSupervisorTest, TheListFileIsFollowed) {
+  if (!ExecFilterUnavailable(0).empty()) GTEST_SKIP() << ExecFilterUnavailable(0);
+  std::ofstream(dir_ / "deny-list") << "helper\n";
+  FakeOracle oracle(dir_ / "oracle.sock", /*watching=*/false);
+  std::vector<Case> cases = {{Bin("aws"), {"aws"}}, {Bin("helper"), {"helper"}}};
+  std::vector<int> codes = Run(cases, dir_ / "oracle.sock");
+  EXPECT_EQ(codes, (std::vector<int>{kRan, kRefused}));
+}
+
+TEST(ExecCheckStartTest, ModesAreReadAsWritten) {
+  EXPECT_EQ(ParseExecCheckMode("on"), ExecCheckMode::kOn);
+  EXPECT_EQ(ParseExecCheckMode("require"), ExecCheckMode::kRequire);
+  EXPECT_EQ(ParseExecCheckMode("off"), ExecCheckMode::kOff);
+  EXPECT_EQ(ParseExecCheckMode("yes"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace corral::shim

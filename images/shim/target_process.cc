@@ -1,0 +1,149 @@
+// The process's memory is read a page at a time through /proc/PID/mem, so a
+// string that ends just before an unmapped page is still read whole; its
+// files are opened through /proc/PID/cwd and /proc/PID/fd.
+#include "images/shim/target_process.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace corral::shim {
+namespace {
+
+constexpr std::size_t kMaxArgString = 128 * 1024;  // MAX_ARG_STRLEN: the kernel refuses longer
+constexpr std::size_t kMaxArgs = 1 << 20;
+
+std::string ReadLink(const std::string& path) {
+  char target[4096];
+  ssize_t n = ::readlink(path.c_str(), target, sizeof target);
+  return n > 0 && static_cast<std::size_t>(n) < sizeof target ? std::string(target, n) : "";
+}
+
+}  // namespace
+
+TargetProcess::TargetProcess(pid_t pid)
+    : pid_(pid),
+      mem_(::open(("/proc/" + std::to_string(pid) + "/mem").c_str(), O_RDONLY | O_CLOEXEC)) {}
+
+const char* TargetProcess::Page(std::uint64_t page) {
+  CachedPage& slot = pages_[page % kCachedPages];
+  if (slot.page == page) return slot.bytes.data();
+  off_t offset = static_cast<off_t>(page * kPageSize);
+  for (std::size_t done = 0; done < kPageSize;) {
+    ssize_t n = ::pread(mem_.get(), slot.bytes.data() + done, kPageSize - done,
+                        offset + static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      slot.page = ~std::uint64_t{0};
+      return nullptr;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  slot.page = page;
+  return slot.bytes.data();
+}
+
+bool TargetProcess::Read(std::uint64_t address, void* out, std::size_t size) {
+  auto* bytes = static_cast<char*>(out);
+  while (size > 0) {
+    const char* page = Page(address / kPageSize);
+    if (!page) return false;
+    std::size_t at = address % kPageSize, n = std::min(size, kPageSize - at);
+    std::memcpy(bytes, page + at, n);
+    bytes += n;
+    address += n;
+    size -= n;
+  }
+  return true;
+}
+
+std::optional<std::string> TargetProcess::ReadString(std::uint64_t address, std::size_t max) {
+  std::string text;
+  while (text.size() <= max) {
+    const char* page = Page(address / kPageSize);
+    if (!page) return std::nullopt;
+    std::size_t at = address % kPageSize;
+    const char* start = page + at;
+    const void* nul = std::memchr(start, '\0', kPageSize - at);
+    if (nul) {
+      text.append(start, static_cast<const char*>(nul) - start);
+      return text.size() <= max ? std::optional(std::move(text)) : std::nullopt;
+    }
+    text.append(start, kPageSize - at);
+    address += kPageSize - at;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<std::string>> TargetProcess::ReadArgv(std::uint64_t address,
+                                                                unsigned pointer_size,
+                                                                std::size_t max_bytes,
+                                                                bool& truncated) {
+  std::vector<std::string> argv;
+  truncated = false;
+  if (address == 0) return argv;  // execve(path, NULL, ...): Linux runs it with no arguments
+  std::size_t bytes = 0;
+  for (std::uint64_t at = address; argv.size() < kMaxArgs; at += pointer_size) {
+    std::uint64_t pointer = 0;  // little-endian: a 4-byte pointer fills the low half
+    if (!Read(at, &pointer, pointer_size)) return std::nullopt;
+    if (pointer == 0) return argv;
+    auto arg = ReadString(pointer, kMaxArgString);
+    if (!arg) return std::nullopt;
+    bytes += arg->size() + 1;
+    if (bytes > max_bytes) break;
+    argv.push_back(std::move(*arg));
+  }
+  truncated = true;
+  return argv;
+}
+
+UniqueFd TargetProcess::OpenDirectory(int dirfd) const {
+  std::string proc = "/proc/" + std::to_string(pid_);
+  std::string path = dirfd == AT_FDCWD ? proc + "/cwd" : proc + "/fd/" + std::to_string(dirfd);
+  return UniqueFd(::open(path.c_str(), O_PATH | O_CLOEXEC));
+}
+
+std::optional<ResolvedFile> TargetProcess::Resolve(int directory, const std::string& path,
+                                                   int flags) const {
+  std::string proc = "/proc/" + std::to_string(pid_);
+  std::string name = path;
+  for (std::string_view self : {"/proc/self", "/proc/thread-self"}) {
+    if (name.starts_with(self) && (name.size() == self.size() || name[self.size()] == '/')) {
+      name = proc + name.substr(self.size());
+    }
+  }
+  ResolvedFile file;
+  if (name.empty() && (flags & AT_EMPTY_PATH)) {
+    file.fd.Reset(::fcntl(directory, F_DUPFD_CLOEXEC, 0));  // fexecve: the descriptor is the file
+  } else {
+    if (::fstatat(directory, name.c_str(), &file.st, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
+    if (!S_ISLNK(file.st.st_mode)) {
+      file.path = name;
+      file.directory = directory;
+      return file;
+    }
+    if (flags & AT_SYMLINK_NOFOLLOW) return std::nullopt;  // the kernel will not run a link (ELOOP)
+    file.fd.Reset(::openat(directory, name.c_str(), O_PATH | O_CLOEXEC));
+  }
+  if (!file.fd.valid() || ::fstat(file.fd.get(), &file.st) != 0) return std::nullopt;
+  file.path = ReadLink("/proc/self/fd/" + std::to_string(file.fd.get()));
+  return file;
+}
+
+UniqueFd ResolvedFile::OpenForReading() const {
+  if (fd.valid()) {
+    // An O_PATH descriptor cannot be read: open the file it names.
+    return UniqueFd(
+        ::open(("/proc/self/fd/" + std::to_string(fd.get())).c_str(), O_RDONLY | O_CLOEXEC));
+  }
+  return UniqueFd(::openat(directory, path.c_str(), O_RDONLY | O_CLOEXEC));
+}
+
+std::string TargetProcess::WorkingDirectory() const {
+  return ReadLink("/proc/" + std::to_string(pid_) + "/cwd");
+}
+
+}  // namespace corral::shim
