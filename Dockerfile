@@ -1,0 +1,34 @@
+# The corral image: corral, corral-shim and corral-shell on a small Debian
+# base, with the egress proxy as its entry point, ready to run. A remote
+# session's proxy sidecar runs it (DESIGN.md "Network modes"):
+#
+#   docker run --rm -p 3128:3128 corral:0.1.0 proxy --listen 0.0.0.0:3128 --allow pypi.org
+#
+# corral builds it through the engine's API, from its own programs, on the
+# same Debian base as the agents' images:
+#
+#   corral image build corral
+#
+# By hand: copy corral, corral-shim and corral-shell from a build (and the
+# host's CA bundle as build-ca.crt) into an empty folder with this file, then
+#   docker build --network host -t corral:local FOLDER
+ARG BASE=debian:bookworm-slim
+FROM ${BASE}
+# The shared libraries corral loads; `corral image build corral` passes the
+# packages of the libraries its own build loads.
+ARG RUNTIME_PACKAGES="libcurl4 libyaml-cpp0.7 libseccomp2 libspdlog1.10 libfmt9 libidn2-0"
+COPY build-ca.crt /usr/local/share/corral/build-ca.crt
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      -o Acquire::https::CAInfo=/usr/local/share/corral/build-ca.crt \
+      ca-certificates $RUNTIME_PACKAGES \
+ && rm -rf /var/lib/apt/lists/*
+COPY corral /usr/bin/corral
+COPY corral-shim corral-shell /usr/lib/corral/
+RUN corral --version
+# The proxy needs no privilege: nobody runs it.
+USER 65534:65534
+ENV HOME=/tmp
+EXPOSE 3128
+ENTRYPOINT ["/usr/bin/corral"]
+CMD ["proxy", "--listen", "0.0.0.0:3128"]
