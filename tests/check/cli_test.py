@@ -34,6 +34,68 @@ class CliTest(unittest.TestCase):
             f.write(text)
         return path
 
+    def agent_args(self, *args):
+        """The agent's command in the box's OCI spec (after the shim's `--`)."""
+        project = os.path.join(self.home, "proj")
+        os.makedirs(project, exist_ok=True)
+        out = subprocess.run([CORRAL, "spec", *args], text=True, capture_output=True,
+                             env=self.env, cwd=project, timeout=60)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        argv = json.loads(out.stdout)["process"]["args"]
+        return argv[argv.index("--") + 1:]
+
+    def test_agent_arguments_belong_to_the_agent(self):
+        # docker run's rule: from the agent's name on, every word is the agent's.
+        self.assertEqual(self.agent_args("claude", "--resume", "abc"),
+                         ["claude", "--resume", "abc"])
+        self.assertEqual(self.agent_args("claude", "--", "--resume", "abc"),
+                         ["claude", "--resume", "abc"])
+        self.assertEqual(self.agent_args("--", "claude", "--resume", "abc"),
+                         ["claude", "--resume", "abc"])
+        self.assertEqual(self.agent_args("--image", "x:1", "claude", "-p", "hi"),
+                         ["claude", "-p", "hi"])
+        # corral's own --version, --help and --image after the name are the agent's.
+        self.assertEqual(self.agent_args("claude", "--", "--version"), ["claude", "--version"])
+        self.assertEqual(self.agent_args("claude", "--help"), ["claude", "--help"])
+        self.assertEqual(self.agent_args("claude", "--image", "y", "--", "a"),
+                         ["claude", "--image", "y", "--", "a"])
+        # Only the first `--` after the name is dropped.
+        self.assertEqual(self.agent_args("sh", "--", "--", "x"), ["sh", "--", "x"])
+
+    def test_global_options_still_work_before_the_agent(self):
+        config = self.write("c.yaml", "image: from-config:1\n")
+        project = os.path.join(self.home, "proj")
+        os.makedirs(project, exist_ok=True)
+        out = subprocess.run([CORRAL, "spec", "--config", config, "--set", "level=always",
+                              "claude", "--set", "x"], text=True, capture_output=True,
+                             env=self.env, cwd=project, timeout=60)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        argv = json.loads(out.stdout)["process"]["args"]
+        self.assertEqual(argv[argv.index("--") + 1:], ["claude", "--set", "x"])
+
+    def test_run_print_leaves_agent_version_to_the_agent(self):
+        project = os.path.join(self.home, "proj")
+        os.makedirs(project, exist_ok=True)
+        shim = os.path.join(os.path.dirname(os.path.dirname(CORRAL)), "images", "corral-shim")
+        if not os.path.exists(shim):
+            self.skipTest("corral-shim is not built beside corral")
+        env = {**self.env, "CORRAL_SHIM": shim}
+        out = subprocess.run([CORRAL, "run", "--print", "claude", "--", "--version"], text=True,
+                             capture_output=True, env=env, cwd=project, timeout=60)
+        # Before, corral printed its own version and exited 0 here.
+        self.assertNotEqual(out.stdout.strip(), "0.1.0")
+        self.assertIn("--version", out.stdout + out.stderr)
+
+    def test_unknown_option_before_the_agent_is_a_usage_error(self):
+        out = self.run_corral("run", "--bogus", "claude")
+        self.assertEqual(out.returncode, 2)
+        self.assertIn("--bogus", out.stderr)
+
+    def test_run_help_shows_the_forms(self):
+        out = self.run_corral("run", "--help")
+        self.assertEqual(out.returncode, 0)
+        self.assertIn("corral run [OPTIONS] AGENT [ARGS...]", out.stdout)
+
     def test_check_exit_codes(self):
         self.assertEqual(self.run_corral("check", "--", "aws s3 ls").returncode, 1)
         self.assertEqual(self.run_corral("check", "--", "ls -la").returncode, 0)

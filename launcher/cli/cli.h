@@ -1,0 +1,80 @@
+// launcher/cli/: the corral executable's command-line surface: the subcommand
+// table, what every command shares, and one Add<Name>Command per cmd_<name>.cc.
+// Private to the corral executable.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "base/base.h"
+#include "policy/policy.h"
+
+namespace corral::cli {
+
+// The command-line surface: the subcommand table and what every command
+// shares. Private to launcher/ (the corral executable).
+// Options every command accepts, and the exit code the chosen command sets.
+struct Globals {
+  std::string config_path;         // --config
+  std::vector<std::string> sets;   // --set KEY=VALUE
+  std::vector<std::string> agent_command;  // run, spec: AGENT [ARGS...]
+  int exit_code = 0;
+};
+
+// Exit codes shared by all commands.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitRefused = 1;  // a check said no / validation failed
+inline constexpr int kExitUsage = 2;    // bad flags or bad input
+
+// A row of the subcommand table: Add registers the subcommand on the app,
+// with its options and a callback that stores its exit code in Globals.
+struct Command {
+  const char* name;
+  const char* summary;
+  std::function<void(CLI::App& app, Globals& globals)> add;
+  bool takes_agent = false;  // AGENT [ARGS...] after its options (SplitAgentCommand)
+};
+const std::vector<Command>& Commands();
+
+// Where the policy comes from (--config, --set and extra overrides), for
+// whoever reloads it later (the oracle).
+Result<policy::LoadOptions> PolicySource(const Globals& globals,
+                                         std::vector<policy::LoadOptions::Override> extra = {});
+
+// Loads the policy from --config/--set/environment, with extra overrides
+// from a command's own flags (highest precedence).
+Result<policy::Policy> LoadPolicy(const Globals& globals,
+                                  std::vector<policy::LoadOptions::Override> extra = {});
+
+// `corral run` and `corral spec` (rows with takes_agent) take the agent's
+// command as `docker run` does: corral's options before the agent's name,
+// every word from it on verbatim (a `--` right after the name is dropped).
+// `args` is argv without the program name; CLI11 parses corral_words only.
+struct AgentSplit {
+  std::vector<std::string> corral_words;
+  std::vector<std::string> agent_command;
+};
+AgentSplit SplitAgentCommand(const CLI::App& app, const std::vector<std::string>& args);
+
+// Prints "corral: <message>" to stderr, once, and returns `exit_code`.
+int Fail(const Error& error, int exit_code);
+
+// The closest command name within a small edit distance, or "".
+std::string SuggestCommand(const std::string& typed);
+
+// One registration function per subcommand (cmd_<name>.cc).
+void AddCheckCommand(CLI::App& app, Globals& globals);
+void AddConfigCommand(CLI::App& app, Globals& globals);
+void AddSpecCommand(CLI::App& app, Globals& globals);
+void AddRunCommand(CLI::App& app, Globals& globals);
+void AddPsCommand(CLI::App& app, Globals& globals);
+void AddStopCommand(CLI::App& app, Globals& globals);
+void AddPresenceCommand(CLI::App& app, Globals& globals);
+void AddInboxCommand(CLI::App& app, Globals& globals);
+void AddSeccompCommand(CLI::App& app, Globals& globals);
+void AddProxyCommand(CLI::App& app, Globals& globals);
+
+}  // namespace corral::cli

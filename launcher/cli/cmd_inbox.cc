@@ -1,0 +1,64 @@
+// corral inbox: commands refused while you were away; viewing clears them.
+#include <iostream>
+
+#include "launcher/cli/cli.h"
+
+namespace corral::cli {
+namespace {
+
+struct InboxOptions {
+  bool keep = false;
+  bool json = false;
+};
+
+void PrintHuman(const std::vector<policy::InboxItem>& items) {
+  if (items.empty()) {
+    std::cout << "Nothing was blocked while you were away.\n";
+    return;
+  }
+  std::cout << items.size() << (items.size() == 1 ? " command was" : " commands were")
+            << " blocked while you were away:\n";
+  std::string session;
+  for (const auto& item : items) {
+    if (item.session != session) {
+      session = item.session;
+      std::cout << "\nsession " << item.session << ": " << (item.agent.empty() ? "?" : item.agent)
+                << " in " << item.project << "\n";
+    }
+    std::cout << "  " << item.time << "  " << item.command << "\n      "
+              << (item.entry.empty() ? "its program could not be determined"
+                                     : "on the deny list as `" + item.entry + "`")
+              << "\n";
+  }
+}
+
+int Run(const InboxOptions& options) {
+  auto items = policy::InboxTake(policy::StateDir(), options.keep);
+  if (!items) return Fail(items.error(), kExitRefused);
+  if (options.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& i : *items) {
+      out.push_back({{"time", i.time}, {"session", i.session}, {"project", i.project},
+                     {"agent", i.agent}, {"command", i.command},
+                     {"entry", i.entry.empty() ? nlohmann::json(nullptr) : nlohmann::json(i.entry)}});
+    }
+    std::cout << out.dump(2) << "\n";
+  } else {
+    PrintHuman(*items);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddInboxCommand(CLI::App& app, Globals& globals) {
+  auto options = std::make_shared<InboxOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "inbox", "List commands refused while you were away (viewing clears them)");
+  sub->add_flag("--keep", options->keep, "Do not clear the inbox after showing it");
+  sub->add_flag("--json", options->json, "Print as a JSON array");
+  sub->footer("The inbox is kept in $XDG_STATE_HOME/corral (default ~/.local/state/corral).\n");
+  sub->callback([options, &globals] { globals.exit_code = Run(*options); });
+}
+
+}  // namespace corral::cli

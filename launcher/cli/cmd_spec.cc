@@ -1,0 +1,75 @@
+// corral spec: print the box's rendering for this project; runs nothing.
+#include <iostream>
+
+#include "launcher/cli/cli.h"
+#include "launcher/launcher.h"
+
+namespace corral::cli {
+namespace {
+
+struct SpecOptions {
+  std::vector<std::string> command;  // AGENT [ARGS...]
+  std::string format = "oci";
+  std::string image;
+  std::string session_dir;
+};
+
+int RunSpec(const SpecOptions& options, const Globals& globals) {
+  auto policy = LoadPolicy(globals);
+  if (!policy) return Fail(policy.error(), kExitUsage);
+  launcher::PlanInput input = launcher::HostPlanInput(*policy);
+  input.agent_command = options.command;
+  input.image = options.image;
+  input.session_dir = options.session_dir;
+  // `pass` values are read when a session starts; a printed spec names them only.
+  input.getenv = [&policy, names = std::make_shared<std::vector<std::string>>()](
+                     const char* name) -> const char* {
+    for (const auto& pass : policy->pass) {
+      if (pass == name) {
+        names->push_back("<$" + pass + " at start>");
+        return names->back().c_str();
+      }
+    }
+    return std::getenv(name);
+  };
+  auto plan = launcher::MakePlan(input);
+  if (!plan) return Fail(plan.error(), launcher::kExitBoxFailed);
+  if (!options.session_dir.empty()) {
+    if (auto ok = launcher::PrepareSessionDir(*plan); !ok) {
+      return Fail(ok.error(), launcher::kExitBoxFailed);
+    }
+  }
+  nlohmann::json out = options.format == "docker"   ? launcher::docker::Render(*plan)
+                       : options.format == "libpod" ? launcher::libpod::Render(*plan)
+                                                    : launcher::oci::Render(*plan);
+  std::cout << out.dump(2) << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddSpecCommand(CLI::App& app, Globals& globals) {
+  auto options = std::make_shared<SpecOptions>();
+  CLI::App* sub = app.add_subcommand("spec", "Print the box for this project; runs nothing");
+  sub->footer(
+      "Formats: oci (config.json for an OCI runtime bundle, the spec of record),\n"
+      "docker (POST /containers/create body), libpod (Podman SpecGenerator).\n"
+      "Usage: corral spec [OPTIONS] AGENT [ARGS...]\n"
+      "corral's options come before the agent's name; every word after it is the\n"
+      "agent's, verbatim, as with `corral run`.\n"
+      "Examples:\n"
+      "  corral spec claude --resume abc\n"
+      "  corral spec --format docker sh -c 'make test'\n");
+  sub->add_option("--format", options->format, "oci, docker or libpod")
+      ->check(CLI::IsMember({"oci", "docker", "libpod"}));
+  sub->add_option("--image", options->image, "Image to run (default: the `image` setting)");
+  sub->add_option("--session-dir", options->session_dir,
+                  "Use and prepare this session folder (masks, shim mount point, seccomp.json), "
+                  "e.g. to run the OCI bundle with runc");
+  sub->callback([options, &globals] {
+    options->command = globals.agent_command;
+    globals.exit_code = RunSpec(*options, globals);
+  });
+}
+
+}  // namespace corral::cli

@@ -1,0 +1,25 @@
+// The subcommand table: one row per command, each implemented in cmd_*.cc.
+#include "launcher/cli/cli.h"
+
+namespace corral::cli {
+
+const std::vector<Command>& Commands() {
+  static const std::vector<Command> kCommands = {
+      {"run", "Run an agent in its box, in this project", AddRunCommand, true},
+      {"spec", "Print the box for this project (OCI, Docker or Podman form); runs nothing",
+       AddSpecCommand, true},
+      {"ps", "List running corral sessions", AddPsCommand},
+      {"stop", "Stop and remove a corral session's box", AddStopCommand},
+      {"check", "Decide whether a shell command line may run while nobody is watching",
+       AddCheckCommand},
+      {"presence", "Say whether somebody is watching, and why", AddPresenceCommand},
+      {"inbox", "List commands refused while you were away", AddInboxCommand},
+      {"config", "Show or validate the configuration", AddConfigCommand},
+      {"proxy", "Run the egress proxy", AddProxyCommand},
+      {"seccomp", "Print the box's seccomp profile, or compare it with another",
+       AddSeccompCommand},
+  };
+  return kCommands;
+}
+
+}  // namespace corral::cli

@@ -1,0 +1,263 @@
+// launcher/engine/: the engine client: HTTP over unix/tcp, finding an engine,
+// the embedded rootless Podman, images and build contexts. Private to launcher/.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <curl/curl.h>
+#include <nlohmann/json.hpp>
+
+#include "base/base.h"
+#include "launcher/launcher.h"
+
+namespace corral::launcher {
+
+// HTTP to a container engine over a unix socket or TCP (+TLS), with libcurl.
+// Private to launcher/.
+// Where an engine listens: unix:///path, or tcp://host:port with optional TLS
+// (DOCKER_TLS_VERIFY / DOCKER_CERT_PATH: cert.pem, key.pem, ca.pem).
+struct Endpoint {
+  std::string url;          // as given
+  std::string socket_path;  // unix only
+  std::string base;         // "http://localhost" or "http(s)://host:port"
+  std::string cert, key, ca;
+  std::string source;       // where it came from: "--engine", "DOCKER_HOST", "default"
+};
+Result<Endpoint> ParseEndpoint(const std::string& url, const std::string& source,
+                               const std::string& tls_verify = "",
+                               const std::string& cert_path = "");
+
+struct CurlDeleter {
+  void operator()(CURL* curl) const { curl_easy_cleanup(curl); }
+};
+using CurlHandle = std::unique_ptr<CURL, CurlDeleter>;
+
+struct HttpResponse {
+  long status = 0;
+  std::string body;
+  std::map<std::string, std::string> headers;  // names in lower case
+};
+
+// A CURL handle set up for the endpoint (socket, TLS files, timeouts).
+CurlHandle NewHandle(const Endpoint& endpoint, long connect_timeout_ms);
+
+// One request; JSON bodies go with Content-Type: application/json.
+Result<HttpResponse> HttpRequest(const Endpoint& endpoint, const std::string& method,
+                                 const std::string& path, const std::string& body = "",
+                                 long timeout_ms = 0,
+                                 const std::string& content_type = "application/json");
+
+// A POST whose body is read from `body_fd` until EOF (sent chunked), and
+// whose answer is handed to `on_line` a line at a time as it arrives (the
+// JSON lines of a build). The whole body is kept in the response too.
+Result<HttpResponse> HttpStreamLines(const Endpoint& endpoint, const std::string& path,
+                                     int body_fd, const std::string& content_type,
+                                     const std::function<void(std::string_view)>& on_line);
+
+// A hijacked connection: the request is written raw, the response headers
+// read, and the socket then carries the stream both ways (attach), or the
+// late body (Docker's wait). Bytes that came with the headers are kept.
+class RawConnection {
+ public:
+  static Result<RawConnection> Open(const Endpoint& endpoint, const std::string& method,
+                                    const std::string& path, bool upgrade);
+  long status() const { return status_; }
+  int fd() const { return fd_; }
+  // Sends all of `data`; false when the connection is gone.
+  bool Send(const char* data, std::size_t size);
+  // Bytes kept from the header read first, then from the socket. 0 on EOF,
+  // -1 on error, -2 when nothing is there yet (non-blocking).
+  long Recv(char* buffer, std::size_t size);
+  void WaitReadable(int timeout_ms);
+  // Half-closes the writing side (stdin ended), for plain sockets.
+  void CloseWrite();
+
+ private:
+  CurlHandle curl_;
+  int fd_ = -1;
+  long status_ = 0;
+  std::string pending_;
+};
+
+// A container engine reached through its HTTP API: Docker, or Podman (found
+// by the Libpod-Api-Version header of /_ping). Private to launcher/.
+// --engine, then the policy's `engine` (CORRAL_ENGINE), DOCKER_HOST,
+// CONTAINER_HOST; when none is named, the usual sockets in turn.
+// CORRAL_ENGINE_SOCKETS (colon-separated) replaces the usual sockets.
+struct EngineChoice {
+  std::vector<Endpoint> candidates;
+  bool named = false;  // the user named one: no other is tried
+  // When set, none was named and none answers, but podman is installed:
+  // a private `podman system service` in this folder serves the session.
+  std::string embed_dir;
+  // The session folder: when corral dies, the private service stops once
+  // the reaper has removed it (its last step), within a minute.
+  std::string session_dir;
+  void EmbedFor(const std::string& session_folder) {
+    session_dir = session_folder;
+    embed_dir = session_folder + "-engine";  // beside it: never inside the box
+  }
+};
+Result<EngineChoice> ChooseEndpoints(const std::string& flag, const std::string& configured,
+                                     const std::function<const char*(const char*)>& getenv);
+
+class EmbeddedPodman;
+
+class Engine {
+ public:
+  // The first candidate that answers; an error naming each one tried and
+  // how to fix it, within about 5 s when nothing answers at all.
+  // Waits up to 60 s for one that is starting (connected, no answer yet, or
+  // 5xx), saying so once. Falls back to a private Podman (EngineChoice).
+  static Result<Engine> Connect(const EngineChoice& choice);
+
+  bool podman() const { return podman_; }
+  bool rootless() const { return rootless_; }
+  std::string name() const { return name_; }  // "docker 20.10.24", "podman 4.3.1"
+  const Endpoint& endpoint() const { return endpoint_; }
+
+  Result<bool> ImageExists(const std::string& image);
+  Result<void> Pull(const std::string& image);
+  // POST /build of the tar read from `context_tar`, tagged `tag`; each JSON
+  // message of the answer goes to `on_message` as it arrives. An error
+  // message in the stream is the error.
+  Result<void> Build(int context_tar, const std::string& tag,
+                     const std::function<void(const nlohmann::json&)>& on_message);
+  // The tar the engine gives for each of `paths` in `image` (through one
+  // container created and removed without starting), or nullopt for a path
+  // the image does not have.
+  Result<std::vector<std::optional<std::string>>> ImageFiles(const std::string& image,
+                                                             const std::vector<std::string>& paths);
+  // Unpacks `tar` at / in a container that has the plan's volumes mounted
+  // (created from the plan's image and removed without starting): Docker
+  // applies each folder entry's owner and mode to the folder it names.
+  Result<void> UnpackIntoVolumes(const SessionPlan& plan, const std::string& tar);
+  // A named volume's CreatedAt, or nullopt when there is no such volume.
+  Result<std::optional<std::string>> VolumeCreatedAt(const std::string& name);
+  Result<std::string> Create(const SessionPlan& plan);  // the container id
+  Result<void> Start(const std::string& id);
+  Result<RawConnection> Attach(const std::string& id);
+  Result<RawConnection> OpenWaitNextExit(const std::string& id);  // Docker, before start
+  Result<int> Wait(const std::string& id);  // after start
+  Result<void> Resize(const std::string& id, unsigned rows, unsigned cols);
+  Result<void> Kill(const std::string& id, const std::string& signal);
+  Result<void> Remove(const std::string& id);
+  Result<nlohmann::json> ListByLabel(const std::string& label, bool all);
+
+ private:
+  Result<HttpResponse> Call(const std::string& method, const std::string& path,
+                            const std::string& body = "", long timeout_ms = 0);
+  // Creates a container that is never started (to read or write its files);
+  // its id. `what` names the step in an error.
+  Result<std::string> CreateUnstarted(const nlohmann::json& body, const std::string& what);
+  static Result<std::optional<Engine>> Ping(const Endpoint& endpoint, std::string& tried);
+  Endpoint endpoint_;
+  std::string api_;  // "/v1.41"
+  bool podman_ = false;
+  bool rootless_ = false;  // Podman without root: the box runs with keep-id
+  std::string name_;
+  std::shared_ptr<EmbeddedPodman> embedded_;  // stops with the last copy
+};
+
+// The body of the create call: Docker's, or libpod's for Podman, where a
+// rootless engine keeps the user's id in the box (userns keep-id).
+nlohmann::json CreateBody(const SessionPlan& plan, bool podman, bool rootless);
+
+// The image on the engine: there already, built from `build_context` (a
+// folder with a Dockerfile) when one is given, else pulled; an error saying
+// what to do. A build shows its progress on stderr.
+Result<void> EnsureImage(Engine& engine, const std::string& image,
+                         const std::string& build_context = "");
+
+// The exit status from Docker's wait body ({"StatusCode": N}).
+Result<int> ReadWaitBody(RawConnection& connection);
+
+// A private `podman system service` for one session: started when no engine
+// answers but podman is installed, stopped when the session ends. Private to
+// launcher/.
+class EmbeddedPodman {
+ public:
+  // Starts `podman system service` on unix://DIR/podman.sock (CONTAINERS_CONF
+  // and the rest of the environment pass through), says so in one line, and
+  // waits until it answers (bounded). A keeper process owns it: it stops the
+  // service when this object goes, or when corral dies, once `session_dir`
+  // is gone (the reaper removes it after the box), within a minute.
+  static Result<std::shared_ptr<EmbeddedPodman>> Start(const std::string& podman,
+                                                       const std::string& dir,
+                                                       const std::string& session_dir,
+                                                       const std::string& tried);
+  const Endpoint& endpoint() const { return endpoint_; }
+  ~EmbeddedPodman();  // stops the service and waits for it
+
+  EmbeddedPodman(const EmbeddedPodman&) = delete;
+  EmbeddedPodman& operator=(const EmbeddedPodman&) = delete;
+
+ private:
+  EmbeddedPodman() = default;
+  Endpoint endpoint_;
+  std::string dir_;
+  pid_t keeper_ = -1;
+  UniqueFd done_;  // the keeper reads 'd' (stop now) or EOF (corral died)
+};
+
+// What `corral run --build DIR` sends to the engine: the folder, less what
+// its .dockerignore (or .containerignore) excludes, as the docker CLI does.
+// The engine's API takes the context as it is given, so without this a
+// .env or node_modules would be sent and could be copied into the image.
+// Private to launcher/.
+// The patterns of an ignore file, read as Docker reads them: each line
+// trimmed, '#' lines and blank lines skipped, '!' marks an exception, a
+// pattern cleaned like a path with its leading '/' dropped. The glob is Go's
+// filepath.Match ('*' and '?' stop at '/', [...] classes negated by '^', '\'
+// escapes) plus '**', which matches any number of folders. A pattern
+// excludes a path when it matches the path or one of its parent folders; the
+// last pattern that matches decides.
+class IgnoreRules {
+ public:
+  static Result<IgnoreRules> Parse(std::string_view text);
+
+  // `path` is relative to the context's root, '/'-separated, without "./".
+  bool Excludes(std::string_view path) const;
+  bool has_exceptions() const { return has_exceptions_; }
+
+ private:
+  struct Token {
+    enum Kind : unsigned char {
+      kChar,        // one byte, as written
+      kStar,        // *: any bytes but '/'
+      kQuestion,    // ?: one byte but '/'
+      kClass,       // [a-z...] or [^...]: `ranges` holds lo,hi pairs
+      kAnyFolders,  // ** (and **/): nothing, or anything ending in '/'
+      kAnything,    // ** at the end: anything at all
+    } kind;
+    explicit Token(Kind k, char byte = 0) : kind(k), c(byte) {}
+    char c = 0;
+    bool negated = false;
+    std::string ranges;
+  };
+  struct Rule {
+    std::vector<Token> tokens;
+    bool exception = false;
+  };
+  static Result<Rule> Compile(std::string_view pattern, bool exception);
+  static bool Matches(const Rule& rule, std::string_view path);
+
+  std::vector<Rule> rules_;
+  bool has_exceptions_ = false;
+};
+
+// The entries of `dir` to pack, as "./relative/path" (folders included, the
+// root first as "."), or an empty list when the folder has no ignore file
+// (then all of it is packed). The Dockerfile and the ignore file itself are
+// always sent: the engine needs them.
+Result<std::vector<std::string>> ContextEntries(const std::string& dir);
+
+}  // namespace corral::launcher

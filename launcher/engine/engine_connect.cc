@@ -1,0 +1,172 @@
+// Finding the engine: which endpoints to try, and the first that answers;
+// an engine still starting is waited for, and when none answers, a private
+// Podman can serve the session (engine_embedded.cc).
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "launcher/engine/engine.h"
+
+namespace corral::launcher {
+namespace {
+
+constexpr double kMinApi = 1.41;
+constexpr double kMaxApi = 1.43;
+constexpr int kStartingWaitSeconds = 60;
+constexpr long kPingTimeoutMs = 2000;
+
+std::string Get(const std::function<const char*(const char*)>& getenv, const char* name) {
+  const char* value = getenv ? getenv(name) : nullptr;
+  return value ? value : "";
+}
+
+bool SocketMissing(const Endpoint& e) {
+  struct stat st {};
+  return !e.socket_path.empty() && ::stat(e.socket_path.c_str(), &st) != 0;
+}
+
+void AddTried(std::string& tried, const Endpoint& e, const std::string& what) {
+  tried += (tried.empty() ? "" : "; ") + e.url + " (" + what + ")";
+}
+
+// Connected but silent (a socket-activated or starting daemon), or a 5xx.
+bool Starting(const Result<HttpResponse>& ping) {
+  return ping ? ping->status >= 500 : ping.error().code == ETIMEDOUT;
+}
+
+std::string Why(const Result<HttpResponse>& ping) {
+  if (ping) return "answered " + std::to_string(ping->status);
+  if (ping.error().code == ECONNREFUSED) return "nothing listens there";
+  if (ping.error().code == ETIMEDOUT) return "no answer within 60 s";
+  return ping.error().message;
+}
+
+// Podman's /info says whether it runs without root (then the box keeps the
+// user's id through the user namespace). Unknown counts as rootful. /info
+// takes a second or two, so a socket owned by root (a rootful service's)
+// is not asked.
+bool PodmanRootless(const Endpoint& endpoint) {
+  struct stat st {};
+  if (!endpoint.socket_path.empty() && ::stat(endpoint.socket_path.c_str(), &st) == 0 &&
+      st.st_uid == 0) {
+    return false;
+  }
+  auto info = HttpRequest(endpoint, "GET", "/v4.0.0/libpod/info", "", 10000);
+  if (!info || info->status != 200) return false;
+  auto json = nlohmann::json::parse(info->body, nullptr, false);
+  auto rootless = json.is_object() ? json.value("/host/security/rootless"_json_pointer, false)
+                                   : false;
+  return rootless;
+}
+
+}  // namespace
+
+Result<EngineChoice> ChooseEndpoints(const std::string& flag, const std::string& configured,
+                                     const std::function<const char*(const char*)>& getenv) {
+  EngineChoice choice;
+  std::string tls = Get(getenv, "DOCKER_TLS_VERIFY"), certs = Get(getenv, "DOCKER_CERT_PATH");
+  for (const auto& [url, source] :
+       {std::pair{flag, "--engine"}, std::pair{configured, "engine (config or CORRAL_ENGINE)"},
+        std::pair{Get(getenv, "DOCKER_HOST"), "DOCKER_HOST"},
+        std::pair{Get(getenv, "CONTAINER_HOST"), "CONTAINER_HOST"}}) {
+    if (url.empty()) continue;
+    auto endpoint = ParseEndpoint(url, source, tls, certs);
+    if (!endpoint) return endpoint.error();
+    choice.candidates.push_back(*endpoint);
+    choice.named = true;
+    return choice;
+  }
+  std::vector<std::string> sockets;
+  if (const char* list = getenv ? getenv("CORRAL_ENGINE_SOCKETS") : nullptr) {
+    std::istringstream in(list);
+    for (std::string socket; std::getline(in, socket, ':');) {
+      if (!socket.empty()) sockets.push_back(socket);
+    }
+  } else {
+    std::string runtime = Get(getenv, "XDG_RUNTIME_DIR");
+    sockets.push_back("/var/run/docker.sock");
+    if (!runtime.empty()) sockets.push_back(runtime + "/podman/podman.sock");
+    sockets.push_back("/run/podman/podman.sock");
+  }
+  for (const auto& socket : sockets) {
+    auto endpoint = ParseEndpoint("unix://" + socket, "CORRAL_ENGINE_SOCKETS");
+    if (!endpoint) return endpoint.error();
+    choice.candidates.push_back(*endpoint);
+  }
+  return choice;
+}
+
+// One endpoint: the engine when it answers /_ping (waiting while it starts);
+// nothing when it does not (why is added to `tried`); an error when it
+// answers but cannot serve.
+Result<std::optional<Engine>> Engine::Ping(const Endpoint& candidate, std::string& tried) {
+  if (SocketMissing(candidate)) {
+    AddTried(tried, candidate, "no socket there");
+    return std::optional<Engine>();
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kStartingWaitSeconds);
+  bool said_waiting = false;
+  auto ping = HttpRequest(candidate, "GET", "/_ping", "", kPingTimeoutMs);
+  while (!ping || ping->status != 200) {
+    if (!Starting(ping) || std::chrono::steady_clock::now() > deadline) {
+      AddTried(tried, candidate, Why(ping));
+      return std::optional<Engine>();
+    }
+    if (!said_waiting) {
+      std::fprintf(stderr, "corral: the engine at %s is starting; waiting for it (up to %d s)\n",
+                   candidate.url.c_str(), kStartingWaitSeconds);
+      said_waiting = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    ping = HttpRequest(candidate, "GET", "/_ping", "", kPingTimeoutMs);
+  }
+  Engine engine;
+  engine.endpoint_ = candidate;
+  engine.podman_ = ping->headers.count("libpod-api-version") > 0;
+  // The API version comes with /_ping (Podman's /version takes seconds).
+  std::string api = ping->headers.count("api-version") ? ping->headers["api-version"] : "";
+  double number = api.empty() ? 0 : std::strtod(api.c_str(), nullptr);
+  if (number < kMinApi) {
+    return Error("the engine at " + candidate.url + " speaks API '" + api +
+                 "', older than 1.41 (Docker 20.10): upgrade it");
+  }
+  engine.api_ = number > kMaxApi ? "/v1.43" : "/v" + api;
+  std::string server = ping->headers.count("server") ? ping->headers["server"] : "";
+  engine.name_ = engine.podman_ ? "podman " + ping->headers["libpod-api-version"]
+                 : server.rfind("Docker/", 0) == 0
+                     ? "docker " + server.substr(7, server.find(' ') - 7)
+                     : "docker (API " + api + ")";
+  if (engine.podman_) engine.rootless_ = PodmanRootless(candidate);
+  return std::optional<Engine>(std::move(engine));
+}
+
+Result<Engine> Engine::Connect(const EngineChoice& choice) {
+  std::string tried;
+  for (const Endpoint& candidate : choice.candidates) {
+    auto engine = Ping(candidate, tried);
+    if (!engine) return engine.error();
+    if (*engine) return std::move(**engine);
+  }
+  std::string podman = choice.named || choice.embed_dir.empty() ? "" : FindInPath("podman");
+  if (!podman.empty()) {
+    auto embedded = EmbeddedPodman::Start(podman, choice.embed_dir, choice.session_dir, tried);
+    if (!embedded) return embedded.error();
+    std::string why;
+    auto engine = Ping((*embedded)->endpoint(), why);
+    if (!engine) return engine.error();
+    if (!*engine) return Error("the session's own podman system service stopped answering: " + why);
+    (*engine)->embedded_ = std::move(*embedded);
+    return std::move(**engine);
+  }
+  return Error("no container engine answered: tried " + tried +
+               ". Start Docker or Podman (systemctl start docker, or podman system service), "
+               "install podman (corral then starts one for each session), or name one with "
+               "--engine unix:///path/to/socket");
+}
+
+}  // namespace corral::launcher

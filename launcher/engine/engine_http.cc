@@ -1,0 +1,264 @@
+#include "launcher/engine/engine.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <cctype>
+
+namespace corral::launcher {
+namespace {
+
+size_t AppendBody(char* data, size_t size, size_t count, void* out) {
+  static_cast<std::string*>(out)->append(data, size * count);
+  return size * count;
+}
+
+size_t AppendHeader(char* data, size_t size, size_t count, void* out) {
+  std::string line(data, size * count);
+  auto colon = line.find(':');
+  if (colon != std::string::npos) {
+    std::string name = line.substr(0, colon);
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string value = line.substr(colon + 1);
+    auto first = value.find_first_not_of(" \t");
+    auto last = value.find_last_not_of(" \t\r\n");
+    value = first == std::string::npos ? "" : value.substr(first, last - first + 1);
+    (*static_cast<std::map<std::string, std::string>*>(out))[name] = value;
+  }
+  return size * count;
+}
+
+struct SlistDeleter {
+  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
+};
+using Slist = std::unique_ptr<curl_slist, SlistDeleter>;
+
+// The error, with an errno that tells "connected, but no answer in time"
+// (ETIMEDOUT: an engine still starting) from "nobody listens" (ECONNREFUSED).
+Error CurlError(const Endpoint& endpoint, CURL* curl, CURLcode code) {
+  int errno_value = 0;
+  if (code == CURLE_OPERATION_TIMEDOUT) {
+    curl_off_t connected_us = 0;
+    curl_easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connected_us);
+    errno_value = connected_us > 0 ? ETIMEDOUT : EHOSTUNREACH;
+  } else if (code == CURLE_COULDNT_CONNECT) {
+    errno_value = ECONNREFUSED;
+  }
+  return Error(std::string(curl_easy_strerror(code)) + " at " + endpoint.url, errno_value);
+}
+
+}  // namespace
+
+Result<Endpoint> ParseEndpoint(const std::string& url, const std::string& source,
+                               const std::string& tls_verify, const std::string& cert_path) {
+  Endpoint e;
+  e.url = url;
+  e.source = source;
+  if (url.rfind("unix://", 0) == 0) {
+    e.socket_path = url.substr(7);
+    e.base = "http://localhost";
+    if (e.socket_path.empty()) return Error(source + ": " + url + " names no socket path");
+    return e;
+  }
+  if (!url.empty() && url[0] == '/') return ParseEndpoint("unix://" + url, source);
+  if (url.rfind("tcp://", 0) == 0 || url.rfind("https://", 0) == 0 ||
+      url.rfind("http://", 0) == 0) {
+    std::string hostport = url.substr(url.find("://") + 3);
+    hostport = hostport.substr(0, hostport.find('/'));
+    bool tls = url.rfind("https://", 0) == 0 || (!tls_verify.empty() && tls_verify != "0");
+    e.base = (tls ? "https://" : "http://") + hostport;
+    if (tls && !cert_path.empty()) {
+      e.cert = cert_path + "/cert.pem";
+      e.key = cert_path + "/key.pem";
+      e.ca = cert_path + "/ca.pem";
+    }
+    return e;
+  }
+  return Error(source + ": '" + url + "' is not unix:///path or tcp://host:port");
+}
+
+CurlHandle NewHandle(const Endpoint& endpoint, long connect_timeout_ms) {
+  CurlHandle curl(curl_easy_init());
+  if (!curl) return curl;
+  CURL* c = curl.get();
+  if (!endpoint.socket_path.empty()) {
+    curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, endpoint.socket_path.c_str());
+  }
+  if (!endpoint.cert.empty()) curl_easy_setopt(c, CURLOPT_SSLCERT, endpoint.cert.c_str());
+  if (!endpoint.key.empty()) curl_easy_setopt(c, CURLOPT_SSLKEY, endpoint.key.c_str());
+  if (!endpoint.ca.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, endpoint.ca.c_str());
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, connect_timeout_ms);
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  return curl;
+}
+
+Result<HttpResponse> HttpRequest(const Endpoint& endpoint, const std::string& method,
+                                 const std::string& path, const std::string& body,
+                                 long timeout_ms, const std::string& content_type) {
+  CurlHandle curl = NewHandle(endpoint, 2000);
+  if (!curl) return Error("cannot start libcurl");
+  CURL* c = curl.get();
+  HttpResponse response;
+  std::string url = endpoint.base + path;
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.c_str());
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, AppendBody);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &response.body);
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, AppendHeader);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, &response.headers);
+  if (timeout_ms > 0) curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
+  Slist headers;
+  if (method == "POST" || method == "PUT" || !body.empty()) {
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.c_str());
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.c_str());
+    if (!body.empty()) {
+      headers.reset(curl_slist_append(nullptr, ("Content-Type: " + content_type).c_str()));
+      curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
+    }
+  }
+  if (CURLcode code = curl_easy_perform(c); code != CURLE_OK) return CurlError(endpoint, c, code);
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
+  return response;
+}
+
+namespace {
+
+// The request body, read from a file descriptor as curl asks for it.
+size_t ReadBody(char* buffer, size_t size, size_t count, void* fd) {
+  for (;;) {
+    ssize_t n = ::read(*static_cast<int*>(fd), buffer, size * count);
+    if (n >= 0) return static_cast<size_t>(n);
+    if (errno != EINTR) return CURL_READFUNC_ABORT;
+  }
+}
+
+struct LineSink {
+  HttpResponse* response;
+  const std::function<void(std::string_view)>* on_line;
+  std::size_t done = 0;  // bytes of the body already handed over
+};
+
+size_t AppendLines(char* data, size_t size, size_t count, void* out) {
+  auto* sink = static_cast<LineSink*>(out);
+  std::string& body = sink->response->body;
+  body.append(data, size * count);
+  for (std::size_t end; (end = body.find('\n', sink->done)) != std::string::npos;) {
+    (*sink->on_line)(std::string_view(body).substr(sink->done, end - sink->done));
+    sink->done = end + 1;
+  }
+  return size * count;
+}
+
+}  // namespace
+
+Result<HttpResponse> HttpStreamLines(const Endpoint& endpoint, const std::string& path,
+                                     int body_fd, const std::string& content_type,
+                                     const std::function<void(std::string_view)>& on_line) {
+  CurlHandle curl = NewHandle(endpoint, 2000);
+  if (!curl) return Error("cannot start libcurl");
+  CURL* c = curl.get();
+  HttpResponse response;
+  LineSink sink{&response, &on_line};
+  std::string url = endpoint.base + path;
+  Slist headers(curl_slist_append(nullptr, ("Content-Type: " + content_type).c_str()));
+  // No "Expect: 100-continue" pause: the engines read the body at once.
+  headers.reset(curl_slist_append(headers.release(), "Expect:"));
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_POST, 1L);
+  curl_easy_setopt(c, CURLOPT_READFUNCTION, ReadBody);
+  curl_easy_setopt(c, CURLOPT_READDATA, &body_fd);
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, AppendLines);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+  if (CURLcode code = curl_easy_perform(c); code != CURLE_OK) return CurlError(endpoint, c, code);
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
+  if (sink.done < response.body.size()) {
+    on_line(std::string_view(response.body).substr(sink.done));
+  }
+  return response;
+}
+
+Result<RawConnection> RawConnection::Open(const Endpoint& endpoint, const std::string& method,
+                                          const std::string& path, bool upgrade) {
+  RawConnection conn;
+  conn.curl_ = NewHandle(endpoint, 2000);
+  CURL* c = conn.curl_.get();
+  std::string url = endpoint.base + path;
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_CONNECT_ONLY, 1L);
+  if (CURLcode code = curl_easy_perform(c); code != CURLE_OK) return CurlError(endpoint, c, code);
+  curl_socket_t fd = CURL_SOCKET_BAD;
+  curl_easy_getinfo(c, CURLINFO_ACTIVESOCKET, &fd);
+  conn.fd_ = static_cast<int>(fd);
+  std::string host = endpoint.socket_path.empty() ? endpoint.base.substr(endpoint.base.find("://") + 3)
+                                                  : "localhost";
+  std::string request = method + " " + path + " HTTP/1.1\r\nHost: " + host +
+                        "\r\nContent-Length: 0\r\n";
+  if (upgrade) request += "Connection: Upgrade\r\nUpgrade: tcp\r\n";
+  request += "\r\n";
+  if (!conn.Send(request.data(), request.size())) return Error("the engine closed the connection");
+  // Read up to the end of the headers; whatever follows is the stream.
+  std::string head;
+  char buffer[4096];
+  for (;;) {
+    auto end = head.find("\r\n\r\n");
+    if (end != std::string::npos) {
+      conn.pending_ = head.substr(end + 4);
+      head.resize(end);
+      break;
+    }
+    long n = conn.Recv(buffer, sizeof buffer);
+    if (n == 0 || n == -1) return Error("the engine closed the connection before answering " + path);
+    if (n > 0) head.append(buffer, n);
+    if (n == -2) conn.WaitReadable(10000);
+  }
+  auto space = head.find(' ');
+  conn.status_ = space == std::string::npos ? 0 : std::strtol(head.c_str() + space + 1, nullptr, 10);
+  if (conn.status_ >= 400) {
+    return Error(path + " answered " + std::to_string(conn.status_) + ": " + conn.pending_);
+  }
+  return conn;
+}
+
+bool RawConnection::Send(const char* data, std::size_t size) {
+  while (size > 0) {
+    size_t sent = 0;
+    CURLcode code = curl_easy_send(curl_.get(), data, size, &sent);
+    if (code == CURLE_AGAIN) {
+      pollfd p{fd_, POLLOUT, 0};
+      ::poll(&p, 1, 1000);
+      continue;
+    }
+    if (code != CURLE_OK) return false;
+    data += sent;
+    size -= sent;
+  }
+  return true;
+}
+
+long RawConnection::Recv(char* buffer, std::size_t size) {
+  if (!pending_.empty()) {
+    std::size_t n = std::min(size, pending_.size());
+    pending_.copy(buffer, n);
+    pending_.erase(0, n);
+    return static_cast<long>(n);
+  }
+  size_t got = 0;
+  CURLcode code = curl_easy_recv(curl_.get(), buffer, size, &got);
+  if (code == CURLE_AGAIN) return -2;
+  if (code != CURLE_OK) return -1;
+  return static_cast<long>(got);
+}
+
+void RawConnection::WaitReadable(int timeout_ms) {
+  pollfd p{fd_, POLLIN, 0};
+  ::poll(&p, 1, timeout_ms);
+}
+
+void RawConnection::CloseWrite() {
+  if (fd_ >= 0) ::shutdown(fd_, SHUT_WR);
+}
+
+}  // namespace corral::launcher

@@ -1,0 +1,209 @@
+// The session's image: there already, built from a folder with a Dockerfile
+// (corral run --build DIR), or pulled once. A build shows its progress: one
+// line redrawn on a terminal, a line per step otherwise.
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <optional>
+#include <string>
+
+#include "base/unique_fd.h"
+#include "launcher/engine/engine.h"
+
+namespace corral::launcher {
+namespace {
+
+constexpr std::size_t kTailLines = 12;  // build output shown when it fails
+constexpr int kBarWidth = 20;
+
+struct Step {
+  int number = 0;
+  int total = 0;
+  std::string what;
+};
+
+// "Step 2/5 : RUN ..." (Docker) or "STEP 2/5: RUN ..." (Podman), anywhere in
+// `text`. (Hand-written: std::regex trips GCC 12's -Wmaybe-uninitialized
+// under the sanitizers, and this is all the matching there is.)
+std::optional<Step> FindStep(const std::string& text) {
+  for (const char* word : {"Step ", "STEP "}) {
+    for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
+      std::size_t i = at + 5;
+      auto digits = [&](int& out) {
+        std::size_t start = i;
+        while (i < text.size() && i - start < 6 && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+        if (i == start) return false;
+        out = std::stoi(text.substr(start, i - start));
+        return true;
+      };
+      Step step;
+      if (!digits(step.number) || i >= text.size() || text[i++] != '/' || !digits(step.total)) {
+        continue;
+      }
+      if (i < text.size() && text[i] == ' ') ++i;
+      if (i >= text.size() || text[i++] != ':') continue;
+      if (i < text.size() && text[i] == ' ') ++i;
+      step.what = text.substr(i);
+      return step;
+    }
+  }
+  return std::nullopt;
+}
+
+// Reads the engine's build messages: "Step 2/5 : RUN ..." (Docker) or
+// "STEP 2/5: RUN ..." (Podman) move the bar; other output is kept for an error.
+class BuildProgress {
+ public:
+  BuildProgress(std::string image, bool tty) : image_(std::move(image)), tty_(tty) {}
+
+  void Message(const nlohmann::json& message) {
+    if (!message.contains("stream") || !message["stream"].is_string()) return;
+    pending_ += message["stream"].get<std::string>();
+    for (std::size_t end; (end = pending_.find('\n')) != std::string::npos;) {
+      Line(pending_.substr(0, end));
+      pending_.erase(0, end + 1);
+    }
+    // Docker sends a step's title without its newline first.
+    if (FindStep(pending_)) {
+      Line(pending_);
+      pending_.clear();
+    }
+  }
+
+  // Clears the bar; on failure, the last lines of the build's output.
+  void Finish(bool ok) {
+    if (tty_ && drawn_) std::fprintf(stderr, "\r\033[K");
+    if (!ok) {
+      for (const auto& line : tail_) std::fprintf(stderr, "  | %s\n", line.c_str());
+    }
+    std::fflush(stderr);
+  }
+
+ private:
+  void Line(const std::string& text) {
+    std::optional<Step> step = FindStep(text);
+    if (!step) {
+      if (text.find_first_not_of(" \r\t") == std::string::npos) return;
+      tail_.push_back(text);
+      if (tail_.size() > kTailLines) tail_.pop_front();
+      return;
+    }
+    int number = step->number, total = std::max(1, step->total);
+    const std::string& what = step->what;
+    if (!tty_) {
+      std::fprintf(stderr, "corral: building %s: step %d/%d: %s\n", image_.c_str(), number,
+                   total, what.c_str());
+      return;
+    }
+    int filled = kBarWidth * std::min(number, total) / total;
+    std::string line = "corral: building " + image_ + " [" + std::string(filled, '#') +
+                       std::string(kBarWidth - filled, ' ') + "] " + std::to_string(number) +
+                       "/" + std::to_string(total) + " " + what;
+    winsize size{};
+    std::size_t width = ::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0
+                            ? size.ws_col - 1 : 79;
+    if (line.size() > width) line.resize(width);
+    std::fprintf(stderr, "\r\033[K%s", line.c_str());
+    std::fflush(stderr);
+    drawn_ = true;
+  }
+
+  std::string image_;
+  bool tty_;
+  bool drawn_ = false;
+  std::string pending_;
+  std::deque<std::string> tail_;
+};
+
+// `tar -C DIR -cf - .` on a pipe: the build context, streamed. With an
+// ignore file, tar packs exactly the entries left, read from a memory file.
+Result<std::pair<pid_t, UniqueFd>> PackContext(const std::string& dir) {
+  auto entries = ContextEntries(dir);
+  if (!entries) return entries.error();
+  UniqueFd list;
+  if (!entries->empty()) {
+    list = UniqueFd(::memfd_create("corral-build-context", MFD_CLOEXEC));
+    std::string names;
+    for (const std::string& entry : *entries) names.append(entry).push_back('\0');
+    if (!list.valid() || !WriteAll(list.get(), names.data(), names.size()) || ::lseek(list.get(), 0, SEEK_SET) != 0) {
+      return Error::FromErrno("cannot list the build context");
+    }
+  }
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return Error::FromErrno("pipe");
+  UniqueFd read_end(fds[0]), write_end(fds[1]);
+  pid_t tar = ::fork();
+  if (tar < 0) return Error::FromErrno("cannot start tar");
+  if (tar == 0) {
+    int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    ::dup2(list.valid() ? list.get() : null, STDIN_FILENO);
+    ::dup2(write_end.get(), STDOUT_FILENO);
+    ::dup2(null, STDERR_FILENO);
+    if (list.valid()) {
+      ::execlp("tar", "tar", "-C", dir.c_str(), "--null", "--no-recursion", "-T", "-", "-cf", "-",
+               static_cast<char*>(nullptr));
+    } else {
+      ::execlp("tar", "tar", "-C", dir.c_str(), "-cf", "-", ".", static_cast<char*>(nullptr));
+    }
+    ::_exit(127);
+  }
+  return std::pair{tar, std::move(read_end)};
+}
+
+Result<void> Build(Engine& engine, const std::string& image, const std::string& dir) {
+  struct stat st {};
+  if (::stat((dir + "/Dockerfile").c_str(), &st) != 0) {
+    return Error("--build " + dir + ": there is no Dockerfile in that folder");
+  }
+  bool tty = ::isatty(STDERR_FILENO);
+  std::fprintf(stderr, "corral: building %s from %s on %s\n", image.c_str(), dir.c_str(),
+               engine.name().c_str());
+  auto started = std::chrono::steady_clock::now();
+  auto packed = PackContext(dir);
+  if (!packed) return packed.error();
+  auto [tar, context] = std::move(*packed);
+  BuildProgress progress(image, tty);
+  auto built = engine.Build(context.get(), image,
+                            [&](const nlohmann::json& message) { progress.Message(message); });
+  context.Reset();  // tar ends (SIGPIPE) if the engine stopped reading
+  int status = 0;
+  ::waitpid(tar, &status, 0);
+  bool packed_all = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  progress.Finish(built && packed_all);
+  if (!packed_all) {
+    return Error("could not pack " + dir + " for the build (tar failed): check that every "
+                 "file in it is readable");
+  }
+  if (!built) return built.error();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::fprintf(stderr, "corral: built %s in %.1f s\n", image.c_str(), seconds);
+  return Ok();
+}
+
+}  // namespace
+
+Result<void> EnsureImage(Engine& engine, const std::string& image,
+                         const std::string& build_context) {
+  auto exists = engine.ImageExists(image);
+  if (!exists) return exists.error();
+  if (*exists) return Ok();
+  // A folder the user named is the image's source: never a registry's image
+  // of the same name instead.
+  if (!build_context.empty()) return Build(engine, image, build_context);
+  if (auto pulled = engine.Pull(image); !pulled) {
+    return pulled.error().Context("the image " + image + " is not on this engine and could not "
+                                  "be pulled; build it (corral run --build DIR), pull it, or "
+                                  "choose another with --image");
+  }
+  return Ok();
+}
+
+}  // namespace corral::launcher

@@ -1,0 +1,228 @@
+// Policy + project folder + agent command → SessionPlan. Reads the project
+// folder (as text, never running git), writes nothing.
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include "launcher/launcher.h"
+#include "launcher/plan/plan.h"
+
+namespace corral::launcher {
+namespace {
+
+bool Exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+bool IsDir(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+Mount Bind(std::string source, std::string target, bool read_only, std::string why) {
+  return {MountKind::kBind, std::move(source), std::move(target), read_only, {}, std::move(why)};
+}
+
+// .git/hooks and .git/config read-only over the read-write project; for a
+// worktree, the main repository's .git too (read-write, same protection).
+void AddGitMounts(const GitLayout& git, const std::string& session_dir,
+                  std::vector<Mount>& mounts) {
+  if (git.top.empty()) return;
+  std::string repo = git.common_dir.empty() ? git.git_dir : git.common_dir;
+  if (!git.common_dir.empty() && !IsWithin(git.common_dir, git.top)) {
+    mounts.push_back(Bind(git.common_dir, git.common_dir, false,
+                          "the main repository's .git, so git works in this worktree"));
+  }
+  if (!IsDir(repo)) return;
+  // A folder that holds protected mount points can still be renamed: the box
+  // could move .git aside and put a .git of its own there, with hooks and
+  // config it wrote. A mount point cannot be renamed or removed (EBUSY).
+  if (IsWithin(repo, git.top)) {
+    mounts.push_back(Bind(repo, repo, false, "the repository as a mount point of its own: it "
+                                             "cannot be moved aside and replaced"));
+  }
+  if (!git.common_dir.empty()) {
+    // A worktree: its .git file and its gitdir's commondir name the
+    // repository whose hooks and config git uses on the host.
+    std::string dot_git = git.top + "/.git";
+    mounts.push_back(Bind(dot_git, dot_git, true,
+                          "the worktree's .git file read-only: it names the repository"));
+    if (IsDir(git.git_dir)) {
+      mounts.push_back(Bind(git.git_dir, git.git_dir, false,
+                            "the worktree's gitdir as a mount point: it cannot be replaced"));
+      if (Exists(git.git_dir + "/commondir")) {
+        mounts.push_back(Bind(git.git_dir + "/commondir", git.git_dir + "/commondir", true,
+                              "the worktree's commondir read-only: it names the repository"));
+      }
+    }
+  }
+  std::string hooks = repo + "/hooks";
+  mounts.push_back(Bind(IsDir(hooks) ? hooks : session_dir + "/emptydir", hooks, true,
+                        "git hooks read-only: a hook written here would run on the host"));
+  if (Exists(repo + "/config")) {
+    mounts.push_back(Bind(repo + "/config", repo + "/config", true,
+                          "git config read-only: it can name programs git runs on the host"));
+  }
+}
+
+Result<void> AddProjectMounts(const PlanInput& input, const std::string& project,
+                              const GitLayout& git, const std::string& volume_prefix,
+                              const std::string& session_dir, std::vector<Mount>& mounts) {
+  mounts.push_back(Bind(project, project, false, "the project, read-write at its own path"));
+  AddGitMounts(git, session_dir, mounts);
+
+  ProjectScan scan = ScanProject(project, input.policy->filesystem.deny_read);
+  if (!scan.incomplete.empty()) {
+    return Error("corral could not look through all of " + project + " for files to hide "
+                 "(filesystem.deny_read): " + scan.incomplete + ". Nothing ran; run the agent "
+                 "in a smaller folder of the project");
+  }
+  for (const std::string& file : scan.deny_files) {
+    mounts.push_back(Bind(session_dir + "/empty", file, true, "masked (filesystem.deny_read)"));
+  }
+  for (const std::string& dir : scan.deny_dirs) {
+    mounts.push_back(Bind(session_dir + "/emptydir", dir, true, "masked (filesystem.deny_read)"));
+  }
+  std::vector<std::string> deps = {project + "/node_modules", project + "/.venv"};
+  for (const std::string& dir : scan.dep_dirs) {
+    if (std::find(deps.begin(), deps.end(), dir) == deps.end()) deps.push_back(dir);
+  }
+  for (const std::string& dir : deps) {
+    std::string relative = dir.substr(project.size() + 1);
+    std::string name = volume_prefix + "-" + Slug(relative) + "-" + ShortHash(relative);
+    mounts.push_back({MountKind::kVolume, name, dir, false, {},
+                      "a volume of its own: packages built inside are Linux builds"});
+  }
+  return Ok();
+}
+
+Result<void> AddExtraMounts(const policy::FilesystemPolicy& fs, std::vector<Mount>& mounts) {
+  for (const auto& [list, read_only, key] :
+       {std::tuple{&fs.extra_writable, false, "filesystem.extra_writable"},
+        std::tuple{&fs.extra_readonly, true, "filesystem.extra_readonly"}}) {
+    for (const std::string& path : *list) {
+      if (path.empty() || path[0] != '/') {
+        return Error(std::string(key) + ": " + path + " is not a full path; write it from /");
+      }
+      if (!Exists(path)) return Error(std::string(key) + ": " + path + " does not exist");
+      mounts.push_back(Bind(NormalPath(path), NormalPath(path), read_only, key));
+    }
+  }
+  return Ok();
+}
+
+// Parents before children: a mount point inside another mount comes after it.
+void SortMounts(std::vector<Mount>& mounts) {
+  auto depth = [](const Mount& m) { return std::count(m.target.begin(), m.target.end(), '/'); };
+  std::stable_sort(mounts.begin(), mounts.end(),
+                   [&](const Mount& a, const Mount& b) { return depth(a) < depth(b); });
+}
+
+}  // namespace
+
+Result<SessionPlan> MakePlan(const PlanInput& input) {
+  const policy::Policy& policy = *input.policy;
+  if (input.agent_command.empty()) {
+    return Error("no agent to run: name one (corral run claude) or a command after --");
+  }
+  SessionPlan plan;
+  std::string cwd = NormalPath(input.cwd);
+  GitLayout git = FindGit(cwd);
+  std::string project = git.top.empty() ? cwd : git.top;
+  Folders folders{input.home, input.config_dir, input.state_dir};
+  if (auto ok = CheckProjectFolder(cwd, git, folders); !ok) return ok.error();
+
+  plan.session_id = input.session_id.empty() ? RandomSessionId() : input.session_id;
+  std::string slug = Slug(project.substr(project.rfind('/') + 1));
+  std::string volume_prefix = "corral-" + slug + "-" + ShortHash(project);
+  plan.container_name = "corral-" + slug + "-" + plan.session_id;
+  plan.project_dir = project;
+  plan.workdir = cwd;
+  plan.image = input.image.empty() ? policy.image : input.image;
+  if (plan.image.empty()) return Error("no image: set `image` in the config or pass --image");
+  plan.session_dir = input.session_dir.empty()
+                         ? input.runtime_dir + "/sessions/" + plan.session_id
+                         : NormalPath(input.session_dir);
+  plan.seccomp_path = plan.session_dir + "/seccomp.json";
+  plan.volume_root = input.state_dir + "/volumes";
+  plan.uid = input.uid;
+  plan.gid = input.gid;
+  plan.tty = input.tty;
+
+  // HOME is a per-project volume at the user's home path, so paths match.
+  // (Never under /tmp, where some agents refuse to install helpers.)
+  std::string home = input.home.empty() || IsWithin(NormalPath(input.home), "/tmp")
+                         ? "/home/corral"
+                         : NormalPath(input.home);
+  auto& mounts = plan.mounts;
+  mounts.push_back({MountKind::kVolume, volume_prefix + "-home", home, false, {},
+                    "HOME: a volume for this project, kept between sessions"});
+  mounts.push_back({MountKind::kTmpfs, "", "/tmp", false,
+                    {"noexec", "nosuid", "nodev", "size=1g", "mode=1777"}, "temporary files"});
+  if (auto added = AddProjectMounts(input, project, git, volume_prefix, plan.session_dir, mounts);
+      !added) {
+    return added.error();
+  }
+  if (auto ok = AddExtraMounts(policy.filesystem, mounts); !ok) return ok.error();
+  std::string ca_in_box;
+  if (!input.ca_bundle.empty()) {
+    ca_in_box = kCaInBox;
+    mounts.push_back(Bind(input.ca_bundle, ca_in_box, true, "the host's trusted CA bundle"));
+  }
+  mounts.push_back(Bind(plan.session_dir, kSessionMountPoint, true,
+                        "the session folder: watchdog and host sockets"));
+  mounts.push_back(Bind(input.shim_path, kShimInBox, true, "the shim, PID 1 of the box"));
+  mounts.push_back(Bind(input.shell_path, kShellInBox, true,
+                        "the shell front: every shell command asks the host first"));
+  SortMounts(mounts);
+
+  plan.command = {kShimInBox, "init", "--"};
+  plan.command.insert(plan.command.end(), input.agent_command.begin(), input.agent_command.end());
+  plan.env = BoxEnvironment(input, home, ca_in_box, plan.session_id);
+
+  plan.allowed_domains = policy.network.allowed_domains;
+  std::string repo = git.common_dir.empty() ? git.git_dir : git.common_dir;
+  if (!repo.empty()) {
+    for (const std::string& host : GitHosts(ReadText(repo + "/config"))) {
+      plan.allowed_domains.push_back(host);
+      plan.notes.push_back("git host " + host + " allowed (from .git/config)");
+    }
+  }
+  for (const auto& [host, from] : input.tool_registries) {
+    if (std::find(plan.allowed_domains.begin(), plan.allowed_domains.end(), host) !=
+        plan.allowed_domains.end()) {
+      continue;
+    }
+    plan.allowed_domains.push_back(host);
+    plan.notes.push_back("registry " + host + " allowed (your tools use it: " + from + ")");
+  }
+  plan.deny_list = policy.deny_unattended;
+
+  auto seccomp = SeccompJson(policy.seccomp);
+  if (!seccomp) return seccomp.error();
+  plan.seccomp = std::move(*seccomp);
+
+  plan.limits.pids = policy.limits.pids;
+  auto memory = ParseMemory(policy.limits.memory);
+  if (!memory) return memory.error();
+  plan.limits.memory_bytes = *memory;
+  auto limits = ParseCpus(policy.limits.cpus, plan.limits);
+  if (!limits) return limits.error();
+  plan.limits = *limits;
+  plan.ulimits = {{"nofile", std::min<std::uint64_t>(input.nofile_hard, 8192),
+                   std::min<std::uint64_t>(input.nofile_hard, 8192)},
+                  {"nproc", std::min<std::uint64_t>(input.nproc_hard, 4096),
+                   std::min<std::uint64_t>(input.nproc_hard, 4096)}};
+  plan.masked_paths = {"/proc/asound", "/proc/acpi", "/proc/kcore", "/proc/keys",
+                       "/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats",
+                       "/proc/sched_debug", "/proc/scsi", "/sys/firmware",
+                       "/sys/devices/virtual/powercap"};
+  plan.readonly_paths = {"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"};
+  plan.labels = {{kLabelSession, plan.session_id},
+                 {"corral.project", project},
+                 {"corral.agent", input.agent_command.front()}};
+  return plan;
+}
+
+}  // namespace corral::launcher

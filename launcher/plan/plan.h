@@ -1,0 +1,133 @@
+// launcher/plan/: what the plan is made from: facts about the project folder
+// (read as text), small pure values, and the seccomp profile as JSON. Private
+// to launcher/; the plan itself is in launcher.h.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/base.h"
+#include "launcher/launcher.h"
+#include "policy/policy.h"
+
+namespace corral::launcher {
+
+// Facts about the project folder, read from disk as text (never by running
+// git on the host). Private to launcher/.
+struct GitLayout {
+  std::string top;             // the folder holding .git ("" when not in git)
+  std::string git_dir;         // top/.git, or the worktree's gitdir
+  std::string common_dir;      // the main repository's .git for a worktree, else ""
+};
+
+// Walks up from `dir` to the nearest folder holding `.git` (folder or file).
+GitLayout FindGit(const std::string& dir);
+
+// `.git/commondir` makes git take hooks and config from the folder it names.
+// Only a worktree's gitdir has one, so in a main repository a new one can
+// only have been written by the box, and would let it choose the hooks git
+// runs on the host. The path to check when the session ends, or "" when the
+// project is not a main repository or already has the file.
+std::string CommondirToWatch(const std::string& project_dir);
+
+// "host:port" for each remote URL in a .git/config text, `origin` first.
+// https → 443, http → 80, ssh:// and scp-like user@host:path → 22 (or the
+// URL's port), git:// → 9418. Local paths and file:// give nothing.
+std::vector<std::string> GitHosts(const std::string& config_text);
+std::string HostOfUrl(const std::string& url);
+
+// A file's whole text; "" when it cannot be read (a missing file is normal).
+std::string ReadText(const std::string& path);
+// Creates (or truncates) `path` with `text` and `mode`.
+Result<void> WriteFile(const std::string& path, const std::string& text, unsigned mode);
+
+// A registry host ("host:port") the user's tools are set up to use, and
+// where that was read (for `corral run --print`).
+struct RegistryHost {
+  std::string entry;
+  std::string from;
+};
+// npm (npm_config_registry, ~/.npmrc), pip (PIP_INDEX_URL, PIP_EXTRA_INDEX_URL,
+// pip.conf), cargo (~/.cargo/config.toml) and go (GOPROXY), read as text.
+std::vector<RegistryHost> ToolRegistries(const std::string& home,
+                                         const std::function<const char*(const char*)>& getenv);
+
+struct ProjectScan {
+  std::vector<std::string> deny_files;  // absolute paths matching deny_read
+  std::vector<std::string> deny_dirs;
+  std::vector<std::string> dep_dirs;    // node_modules/.venv folders, absolute
+  // Why the walk stopped before the end (too many entries, a read error):
+  // secrets past that point would not be masked, so the box is not set up.
+  std::string incomplete;
+};
+
+// One bounded walk of the project: files and folders matching `deny_read`
+// globs (a glob with '/' matches the relative path, else the name), and
+// node_modules/.venv folders up to five levels down. Skips .git and the
+// dependency folders' insides. Stops after `max_entries` entries (see
+// ProjectScan::incomplete).
+ProjectScan ScanProject(const std::string& top, const std::vector<std::string>& deny_read,
+                        std::size_t max_entries = 1000000);
+
+// An unsafe folder to share gives a one-line refusal saying what to do.
+struct Folders {
+  std::string home;
+  std::string config_dir;  // corral's
+  std::string state_dir;   // corral's
+};
+// `cwd` is where corral was started; the project is its git top level.
+Result<void> CheckProjectFolder(const std::string& cwd, const GitLayout& git,
+                                const Folders& folders);
+
+// Lexically normal absolute path: no trailing '/', no "." or "..".
+std::string NormalPath(const std::string& path);
+// True when `path` is `dir` or inside it.
+bool IsWithin(const std::string& path, const std::string& dir);
+
+// Small pure pieces of the plan: sizes, CPU shares, names, environment.
+// Private to launcher/.
+// "4g", "512m", "1048576", "" (none → 0).
+Result<std::int64_t> ParseMemory(const std::string& text);
+// "1.5" → {150000, 100000}; "" → no limit.
+Result<Limits> ParseCpus(const std::string& text, Limits limits);
+
+// Lower-case [a-z0-9-] form of a folder name, for container and volume names.
+std::string Slug(const std::string& name);
+// 8 hex digits of a stable hash (FNV-1a), for per-project names.
+std::string ShortHash(const std::string& text);
+// 12 random hex digits.
+std::string RandomSessionId();
+
+// The box's environment: only what it needs, plus TERM, LANG, the CA
+// variables and the `pass` names whose values are set now.
+std::vector<std::string> BoxEnvironment(const PlanInput& input, const std::string& home_in_box,
+                                        const std::string& ca_in_box,
+                                        const std::string& session_id);
+
+// Where programs look for a shell, each pointing at corral-shell's names in
+// `bin`: SHELL and CLAUDE_CODE_SHELL (`shell` is the name they get); make,
+// which ignores $SHELL but takes a SHELL definition from MAKEFLAGS (added to
+// `makeflags_now`); npm's script-shell, /bin/sh by default.
+std::vector<std::pair<std::string, std::string>> ShellEnvironment(
+    const std::string& bin, const std::string& shell, const std::string& makeflags_now);
+
+// The proxy settings every common client reads (curl, git, npm, yarn, pip,
+// node, ssh through `corral-shim connect`), pointing at the shim's bridge.
+std::vector<std::string> ProxyEnvironment();
+
+inline constexpr const char* kCaInBox = "/etc/ssl/certs/ca-certificates.crt";
+inline constexpr const char* kBoxPath =
+    "/run/corral/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+// The box's seccomp profile as a flattened OCI linux.seccomp object. Private.
+// From seccomp/ when it is built; until then a small stand-in: everything
+// allowed except what an agent never needs (namespaces, mounts, kernel
+// modules, keyrings, bpf, ptrace unless allowed...), refused with EPERM.
+Result<nlohmann::json> SeccompJson(const policy::SeccompPolicy& user);
+
+}  // namespace corral::launcher

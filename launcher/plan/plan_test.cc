@@ -1,0 +1,327 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "launcher/launcher.h"
+#include "launcher/plan/plan.h"
+#include "launcher/test_util.h"
+
+namespace corral::launcher {
+namespace {
+
+using testing::TempTree;
+using testing::TestInput;
+using testing::TestPolicy;
+
+const Mount* Find(const SessionPlan& plan, const std::string& target) {
+  for (const Mount& m : plan.mounts) {
+    if (m.target == target) return &m;
+  }
+  return nullptr;
+}
+
+bool HasEnv(const SessionPlan& plan, const std::string& entry) {
+  return std::find(plan.env.begin(), plan.env.end(), entry) != plan.env.end();
+}
+
+TEST(Plan, MountsProjectAtItsGitTopLevelWithHooksAndConfigReadOnly) {
+  TempTree tree;
+  std::string top = tree.Dir("home/user/src/app");
+  tree.Dir("home/user/src/app/.git/hooks");
+  tree.File("home/user/src/app/.git/config", "[remote \"origin\"]\n\turl = git@github.com:a/b.git\n");
+  std::string sub = tree.Dir("home/user/src/app/lib");
+  auto policy = TestPolicy();
+  auto plan = MakePlan(TestInput(policy, tree, sub));
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->project_dir, top);
+  EXPECT_EQ(plan->workdir, sub);
+  ASSERT_NE(Find(*plan, top), nullptr);
+  EXPECT_FALSE(Find(*plan, top)->read_only);
+  ASSERT_NE(Find(*plan, top + "/.git/hooks"), nullptr);
+  EXPECT_TRUE(Find(*plan, top + "/.git/hooks")->read_only);
+  ASSERT_NE(Find(*plan, top + "/.git/config"), nullptr);
+  EXPECT_TRUE(Find(*plan, top + "/.git/config")->read_only);
+  EXPECT_NE(std::find(plan->allowed_domains.begin(), plan->allowed_domains.end(), "github.com:22"),
+            plan->allowed_domains.end());
+}
+
+TEST(Plan, GitFolderIsAMountPointSoTheBoxCannotReplaceIt) {
+  // Renaming .git (which holds the read-only hooks and config) and making a
+  // new one would let the box write hooks that run on the host.
+  TempTree tree;
+  std::string top = tree.Dir("p");
+  tree.Dir("p/.git/hooks");
+  tree.File("p/.git/config", "");
+  auto policy = TestPolicy();
+  auto plan = MakePlan(TestInput(policy, tree, top));
+  ASSERT_TRUE(plan) << plan.error().message;
+  const Mount* git = Find(*plan, top + "/.git");
+  ASSERT_NE(git, nullptr);
+  EXPECT_EQ(git->source, top + "/.git");
+  EXPECT_FALSE(git->read_only);
+  auto index = [&](const std::string& target) {
+    return std::find_if(plan->mounts.begin(), plan->mounts.end(),
+                        [&](const Mount& m) { return m.target == target; }) -
+           plan->mounts.begin();
+  };
+  EXPECT_LT(index(top), index(top + "/.git"));
+  EXPECT_LT(index(top + "/.git"), index(top + "/.git/hooks"));
+  EXPECT_LT(index(top + "/.git"), index(top + "/.git/config"));
+}
+
+TEST(Plan, MissingHooksFolderIsCoveredByAnEmptyReadOnlyOne) {
+  TempTree tree;
+  std::string top = tree.Dir("p");
+  tree.File("p/.git/config", "");
+  auto policy = TestPolicy();
+  auto plan = MakePlan(TestInput(policy, tree, top));
+  ASSERT_TRUE(plan) << plan.error().message;
+  const Mount* hooks = Find(*plan, top + "/.git/hooks");
+  ASSERT_NE(hooks, nullptr);
+  EXPECT_TRUE(hooks->read_only);
+  EXPECT_EQ(hooks->source, plan->session_dir + "/emptydir");
+}
+
+TEST(Plan, WorktreeMountsTheMainRepositoryGitToo) {
+  TempTree tree;
+  std::string main_git = tree.Dir("main/.git");
+  tree.Dir("main/.git/hooks");
+  tree.File("main/.git/config", "");
+  tree.File("main/.git/worktrees/wt/commondir", "../..\n");
+  std::string wt = tree.Dir("wt");
+  tree.File("wt/.git", "gitdir: " + main_git + "/worktrees/wt\n");
+  auto policy = TestPolicy();
+  auto plan = MakePlan(TestInput(policy, tree, wt));
+  ASSERT_TRUE(plan) << plan.error().message;
+  ASSERT_NE(Find(*plan, main_git), nullptr);
+  EXPECT_FALSE(Find(*plan, main_git)->read_only);
+  ASSERT_NE(Find(*plan, main_git + "/hooks"), nullptr);
+  EXPECT_TRUE(Find(*plan, main_git + "/hooks")->read_only);
+  EXPECT_TRUE(Find(*plan, main_git + "/config")->read_only);
+  // The worktree's .git file and commondir name the repository: read-only,
+  // and its gitdir a mount point, so none of them can be swapped.
+  ASSERT_NE(Find(*plan, wt + "/.git"), nullptr);
+  EXPECT_TRUE(Find(*plan, wt + "/.git")->read_only);
+  ASSERT_NE(Find(*plan, main_git + "/worktrees/wt"), nullptr);
+  EXPECT_FALSE(Find(*plan, main_git + "/worktrees/wt")->read_only);
+  ASSERT_NE(Find(*plan, main_git + "/worktrees/wt/commondir"), nullptr);
+  EXPECT_TRUE(Find(*plan, main_git + "/worktrees/wt/commondir")->read_only);
+}
+
+TEST(Plan, ACommondirWrittenIntoTheMainRepositoryIsWatched) {
+  TempTree tree;
+  std::string main_git = tree.Dir("main/.git");
+  std::string sub = tree.Dir("main/src");
+  EXPECT_EQ(CommondirToWatch(tree.Dir("main")), main_git + "/commondir");
+  EXPECT_EQ(CommondirToWatch(sub), main_git + "/commondir");
+  tree.File("main/.git/worktrees/wt/commondir", "../..\n");
+  std::string wt = tree.Dir("wt");
+  tree.File("wt/.git", "gitdir: " + main_git + "/worktrees/wt\n");
+  EXPECT_EQ(CommondirToWatch(wt), "");  // a worktree's own commondir is git's
+  EXPECT_EQ(CommondirToWatch(tree.Dir("not-git")), "");
+  tree.File("main/.git/commondir", ".\n");
+  EXPECT_EQ(CommondirToWatch(tree.Dir("main")), "");  // there before: not ours to remove
+}
+
+TEST(Plan, MasksDenyReadMatchesAndGivesDependencyFoldersVolumes) {
+  TempTree tree;
+  std::string top = tree.Dir("p");
+  tree.File("p/.env", "KEY=1");
+  tree.File("p/config/.env.local", "KEY=1");
+  tree.File("p/certs/server.pem", "x");
+  tree.File("p/README.md", "x");
+  tree.Dir("p/web/node_modules/x");
+  tree.File("p/web/node_modules/x/.env", "not scanned");
+  auto policy = TestPolicy();
+  auto plan = MakePlan(TestInput(policy, tree, top));
+  ASSERT_TRUE(plan) << plan.error().message;
+  for (const char* masked : {"/.env", "/config/.env.local", "/certs/server.pem"}) {
+    const Mount* m = Find(*plan, top + masked);
+    ASSERT_NE(m, nullptr) << masked;
+    EXPECT_TRUE(m->read_only);
+    EXPECT_EQ(m->source, plan->session_dir + "/empty");
+  }
+  EXPECT_EQ(Find(*plan, top + "/README.md"), nullptr);
+  EXPECT_EQ(Find(*plan, top + "/web/node_modules/x/.env"), nullptr);
+  for (const char* dep : {"/node_modules", "/.venv", "/web/node_modules"}) {
+    const Mount* m = Find(*plan, top + dep);
+    ASSERT_NE(m, nullptr) << dep;
+    EXPECT_EQ(m->kind, MountKind::kVolume);
+  }
+}
+
+// A walk that stops early could leave a secret unmasked: the box is not set
+// up then, rather than started with what was found.
+TEST(Plan, AProjectTooLargeToLookThroughIsRefused) {
+  TempTree tree;
+  std::string top = tree.Dir("p");
+  for (int i = 0; i < 30; ++i) tree.File("p/f" + std::to_string(i), "x");
+  tree.File("p/zz/.env", "KEY=1");
+  ProjectScan cut = ScanProject(top, {".env"}, 10);
+  EXPECT_NE(cut.incomplete.find("more than 10"), std::string::npos) << cut.incomplete;
+  ProjectScan whole = ScanProject(top, {".env"}, 1000);
+  EXPECT_EQ(whole.incomplete, "");
+  EXPECT_EQ(whole.deny_files, std::vector<std::string>{top + "/zz/.env"});
+}
+
+TEST(Plan, DenyReadNameThatLinksIntoTheProjectMasksTheTarget) {
+  // .env -> config/app.conf: reading .env in the box reads the target.
+  TempTree tree;
+  std::string top = tree.Dir("p");
+  tree.File("p/config/app.conf", "KEY=1");
+  tree.File("p/.env.production", "KEY=2");
+  tree.File("p/outside-target", "x");
+  std::filesystem::create_symlink("config/app.conf", top + "/.env");
+  std::filesystem::create_symlink(".env.production", top + "/.env.local");  // masked by name too
+  std::filesystem::create_symlink("/etc/hostname", top + "/id_rsa");        // not in the box
+  std::filesystem::create_symlink("nowhere", top + "/server.pem");          // dangling
+  auto policy = TestPolicy();
+  auto plan = MakePlan(TestInput(policy, tree, top));
+  ASSERT_TRUE(plan) << plan.error().message;
+  for (const char* masked : {"/config/app.conf", "/.env.production"}) {
+    const Mount* m = Find(*plan, top + masked);
+    ASSERT_NE(m, nullptr) << masked;
+    EXPECT_TRUE(m->read_only);
+    EXPECT_EQ(m->source, plan->session_dir + "/empty");
+    EXPECT_EQ(std::count_if(plan->mounts.begin(), plan->mounts.end(),
+                            [&](const Mount& x) { return x.target == top + masked; }),
+              1)
+        << masked;
+  }
+  for (const char* link : {"/.env", "/.env.local", "/id_rsa", "/server.pem"}) {
+    EXPECT_EQ(Find(*plan, top + link), nullptr) << link;  // never a mount on a link
+  }
+  EXPECT_EQ(Find(*plan, "/etc/hostname"), nullptr);
+}
+
+TEST(Plan, HardeningEnvironmentAndCommand) {
+  TempTree tree;
+  std::string top = tree.Dir("p");
+  auto policy = TestPolicy();
+  policy.pass = {"SECRET_TOKEN", "UNSET_ONE"};
+  auto plan = MakePlan(TestInput(policy, tree, top));
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->network_mode, "none");
+  EXPECT_EQ(plan->command.front(), kShimInBox);
+  EXPECT_EQ(plan->command.at(3), "sh");
+  EXPECT_EQ(plan->limits.pids, 256);
+  EXPECT_EQ(plan->limits.memory_bytes, 512LL << 20);
+  EXPECT_EQ(plan->limits.cpu_quota, 150000);
+  EXPECT_TRUE(HasEnv(*plan, "SECRET_TOKEN=s3cret"));
+  EXPECT_TRUE(HasEnv(*plan, "TERM=xterm"));
+  EXPECT_TRUE(HasEnv(*plan, "SHELL=/run/corral/bin/bash"));
+  EXPECT_TRUE(HasEnv(*plan, "MAKEFLAGS=SHELL=/run/corral/bin/bash"));
+  EXPECT_TRUE(HasEnv(*plan, "npm_config_script_shell=/run/corral/bin/sh"));
+  EXPECT_TRUE(HasEnv(*plan, "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"));
+  EXPECT_TRUE(HasEnv(*plan, "GIT_SSL_CAINFO=/etc/ssl/certs/ca-certificates.crt"));
+  for (const auto& e : plan->env) EXPECT_NE(e.rfind("UNSET_ONE", 0), 0u);
+  const Mount* tmp = Find(*plan, "/tmp");
+  ASSERT_NE(tmp, nullptr);
+  EXPECT_EQ(tmp->kind, MountKind::kTmpfs);
+  // The test's home is under /tmp, so HOME in the box is elsewhere.
+  const Mount* home = Find(*plan, "/home/corral");
+  ASSERT_NE(home, nullptr);
+  EXPECT_EQ(home->kind, MountKind::kVolume);
+  EXPECT_TRUE(Find(*plan, kSessionMountPoint)->read_only);
+  EXPECT_TRUE(Find(*plan, kShimInBox)->read_only);
+  ASSERT_NE(Find(*plan, kShellInBox), nullptr);
+  EXPECT_TRUE(Find(*plan, kShellInBox)->read_only);
+  EXPECT_EQ(Find(*plan, kShellInBox)->source, tree.File("bin/corral-shell"));
+  EXPECT_TRUE(plan->seccomp.contains("syscalls"));
+  for (const auto& u : plan->ulimits) EXPECT_LE(u.hard, 8192u);
+}
+
+TEST(Plan, SessionFolderPutsTheShellFrontUnderEveryShellName) {
+  TempTree tree;
+  auto policy = TestPolicy();
+  auto plan = MakePlan(TestInput(policy, tree, tree.Dir("p")));
+  ASSERT_TRUE(plan) << plan.error().message;
+  plan->session_dir = tree.Dir("session");
+  plan->seccomp_path = plan->session_dir + "/seccomp.json";
+  ASSERT_TRUE(PrepareSessionDir(*plan));
+  // Mount points for the two programs, and relative links that resolve in the box.
+  EXPECT_TRUE(std::filesystem::is_regular_file(plan->session_dir + "/bin/corral-shell"));
+  EXPECT_TRUE(std::filesystem::is_regular_file(plan->session_dir + "/bin/corral-shim"));
+  for (const char* name : kShellNames) {
+    EXPECT_EQ(std::filesystem::read_symlink(plan->session_dir + "/bin/" + name), "corral-shell")
+        << name;
+  }
+  RemoveSessionDir(*plan);
+  EXPECT_FALSE(std::filesystem::exists(plan->session_dir));
+}
+
+TEST(Plan, MountsComeParentsFirst) {
+  TempTree tree;
+  std::string top = tree.Dir("home/user/p");
+  tree.File("home/user/p/.env");
+  auto policy = TestPolicy();
+  auto plan = MakePlan(TestInput(policy, tree, top));
+  ASSERT_TRUE(plan) << plan.error().message;
+  for (std::size_t i = 0; i < plan->mounts.size(); ++i) {
+    for (std::size_t j = i + 1; j < plan->mounts.size(); ++j) {
+      EXPECT_FALSE(IsWithin(plan->mounts[i].target, plan->mounts[j].target) &&
+                   plan->mounts[i].target != plan->mounts[j].target)
+          << plan->mounts[i].target << " before its parent " << plan->mounts[j].target;
+    }
+  }
+}
+
+TEST(Plan, RefusesUnsafeFolders) {
+  TempTree tree;
+  auto policy = TestPolicy();
+  auto input = TestInput(policy, tree, "/");
+  auto refused = [&](const std::string& cwd) {
+    input.cwd = cwd;
+    auto plan = MakePlan(input);
+    return plan ? std::string() : plan.error().message;
+  };
+  EXPECT_NE(refused("/").find("whole machine"), std::string::npos);
+  EXPECT_NE(refused(input.home).find("is your home folder"), std::string::npos);
+  EXPECT_NE(refused(tree.root() + "/home").find("holds your home folder"), std::string::npos);
+  EXPECT_NE(refused(tree.Dir("home/user/.config/nvim")).find("~/.config"), std::string::npos);
+  EXPECT_NE(refused(tree.Dir("home/user/.local/share")).find("~/.local"), std::string::npos);
+  std::string state = tree.Dir("state");
+  input.state_dir = state + "/corral";
+  EXPECT_NE(refused(state).find("corral's state folder"), std::string::npos);
+  tree.Dir("home/user/.git");
+  std::string notes = refused(tree.Dir("home/user/notes"));
+  EXPECT_NE(notes.find("git checkout of your whole home"), std::string::npos) << notes;
+  tree.Dir("home/user/proj/.git");
+  EXPECT_EQ(refused(tree.Dir("home/user/proj")), "");
+}
+
+TEST(Plan, BadLimitsAndMissingExtrasSayWhichKey) {
+  TempTree tree;
+  auto policy = TestPolicy();
+  policy.limits.memory = "lots";
+  auto plan = MakePlan(TestInput(policy, tree, tree.Dir("p")));
+  ASSERT_FALSE(plan);
+  EXPECT_NE(plan.error().message.find("limits.memory"), std::string::npos);
+  policy = TestPolicy();
+  policy.filesystem.extra_readonly = {tree.root() + "/nope"};
+  plan = MakePlan(TestInput(policy, tree, tree.Dir("p")));
+  ASSERT_FALSE(plan);
+  EXPECT_NE(plan.error().message.find("filesystem.extra_readonly"), std::string::npos);
+}
+
+TEST(GitHosts, ParsesRemotesOriginFirst) {
+  std::string config =
+      "[core]\n\tbare = false\n"
+      "[remote \"upstream\"]\n\turl = https://gitlab.example.com:8443/x/y.git\n"
+      "[remote \"origin\"]\n\turl = ssh://git@GitHub.com:2222/a/b.git\n"
+      "[remote \"local\"]\n\turl = /srv/git/repo.git\n";
+  auto hosts = GitHosts(config);
+  ASSERT_EQ(hosts.size(), 2u);
+  EXPECT_EQ(hosts[0], "github.com:2222");
+  EXPECT_EQ(hosts[1], "gitlab.example.com:8443");
+  EXPECT_EQ(HostOfUrl("https://github.com/a/b"), "github.com:443");
+  EXPECT_EQ(HostOfUrl("http://user:pw@host.example/a"), "host.example:80");
+  EXPECT_EQ(HostOfUrl("git@bitbucket.org:team/repo.git"), "bitbucket.org:22");
+  EXPECT_EQ(HostOfUrl("git://example.org/r"), "example.org:9418");
+  EXPECT_EQ(HostOfUrl("file:///srv/r"), "");
+  EXPECT_EQ(HostOfUrl("../other"), "");
+}
+
+}  // namespace
+}  // namespace corral::launcher

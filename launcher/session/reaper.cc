@@ -1,0 +1,75 @@
+// The reaper: a detached process that outlives a SIGKILLed corral just long
+// enough to remove its box. Together with the shim's watchdog, the box is
+// gone within seconds whichever way corral ends.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "launcher/session/session.h"
+
+namespace corral::launcher {
+namespace {
+
+constexpr char kDone = 'd';
+
+[[noreturn]] void ReaperMain(int pipe_read, const Endpoint& endpoint, const std::string& name,
+                             const std::string& session_dir) {
+  ::setsid();
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) ::signal(sig, SIG_IGN);
+  int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  for (int fd = 0; fd < 3; ++fd) ::dup2(null, fd);
+  rlimit limit{};
+  ::getrlimit(RLIMIT_NOFILE, &limit);
+  for (int fd = 3; fd < static_cast<int>(std::min<rlim_t>(limit.rlim_cur, 4096)); ++fd) {
+    if (fd != pipe_read) ::close(fd);
+  }
+  char byte = 0;
+  ssize_t n;
+  do {
+    n = ::read(pipe_read, &byte, 1);
+  } while (n < 0 && errno == EINTR);
+  if (n == 1 && byte == kDone) ::_exit(0);
+  // corral is gone without cleaning up: remove the box (it may still be being created).
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    auto response = HttpRequest(endpoint, "DELETE", "/containers/" + name + "?force=true", "", 5000);
+    if (response && (response->status < 300 || response->status == 404)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(session_dir, ec);
+  ::_exit(0);
+}
+
+}  // namespace
+
+Result<Reaper> Reaper::Start(const Endpoint& endpoint, const std::string& container_name,
+                             const std::string& session_dir) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return Error::FromErrno("reaper pipe");
+  pid_t pid = ::fork();
+  if (pid < 0) return Error::FromErrno("reaper");
+  if (pid == 0) {
+    ::close(fds[1]);
+    ReaperMain(fds[0], endpoint, container_name, session_dir);
+  }
+  ::close(fds[0]);
+  Reaper reaper;
+  reaper.pipe_.Reset(fds[1]);
+  return reaper;
+}
+
+void Reaper::Done() {
+  if (!pipe_.valid()) return;
+  char byte = kDone;
+  (void)!::write(pipe_.get(), &byte, 1);
+  pipe_.Reset();
+}
+
+Reaper::~Reaper() { pipe_.Reset(); }
+
+}  // namespace corral::launcher

@@ -1,0 +1,102 @@
+#include "launcher/session/session.h"
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+namespace corral::launcher {
+namespace {
+
+// One JSON line per proxy decision, appended from any of its threads.
+std::function<void(std::string_view)> AppendLines(const std::string& path) {
+  auto file = std::make_shared<std::ofstream>(path, std::ios::app);
+  if (!*file) return nullptr;
+  auto mutex = std::make_shared<std::mutex>();
+  return [file, mutex](std::string_view line) {
+    std::lock_guard lock(*mutex);
+    *file << line << '\n' << std::flush;
+  };
+}
+
+}  // namespace
+
+std::function<bool()> Watching(const policy::PresencePolicy& presence) {
+  auto sources = policy::MakePresenceSources(presence);
+  if (!sources) {
+    log::warn("presence: {}; treating the user as away", sources.error().message);
+    return [] { return false; };
+  }
+  auto shared = std::make_shared<std::vector<std::unique_ptr<policy::PresenceSource>>>(
+      std::move(*sources));
+  return [shared] { return policy::CheckPresence(*shared).watching; };
+}
+
+std::uint64_t HostServices::Stop() {
+  if (proxy) proxy->Stop();
+  std::uint64_t refused = 0;
+  if (oracle) {
+    oracle->Stop();
+    refused = oracle->Stats().refused_while_away;
+  }
+  notifier.reset();  // sends what is queued, briefly
+  return refused;
+}
+
+Result<HostServices> StartServices(const policy::Policy& policy,
+                                   const policy::LoadOptions& policy_source,
+                                   const SessionPlan& plan, bool with_proxy) {
+  HostServices services;
+  std::string logs = policy::StateDir() + "/logs";
+  std::error_code ec;
+  std::filesystem::create_directories(logs, ec);
+  if (ec) return Error("cannot create the log folder " + logs + ": " + ec.message());
+  ::chmod(logs.c_str(), 0700);
+  std::string prefix = logs + "/" + plan.session_id;
+  services.oracle_log = prefix + "-commands.jsonl";
+
+  policy::OracleOptions oracle;
+  oracle.socket_path = plan.session_dir + "/" + kOracleSocket;
+  oracle.policy_source = policy_source;
+  oracle.deny_list_copy = plan.session_dir + "/" + kDenyListFile;
+  oracle.event_log = services.oracle_log;
+  oracle.inbox_dir = policy::StateDir();
+  oracle.session = plan.session_id;
+  oracle.project = plan.project_dir;
+  oracle.agent = plan.labels.count("corral.agent") ? plan.labels.at("corral.agent") : "";
+  oracle.watching = Watching(policy.presence);
+  services.notifier = std::make_unique<Notifier>(policy.notify, Notifier::DesktopAvailable());
+  if (services.notifier->active()) {
+    oracle.on_refused_while_away = [notifier = services.notifier.get()](
+                                       const policy::InboxItem& item) { notifier->Add(item); };
+  }
+  auto started = policy::Oracle::Start(std::move(oracle));
+  if (!started) return started.error().Context("the command oracle did not start");
+  services.oracle = std::move(*started);
+
+  if (with_proxy) {
+    netfilter::ProxyConfig config = netfilter::FromPolicy(policy.network);
+    config.rules.allowed_domains = plan.allowed_domains;  // policy's plus the git host
+    config.listen = "unix:" + plan.session_dir + "/" + kProxySocket;
+    services.proxy_log = prefix + "-network.jsonl";
+    config.log = AppendLines(services.proxy_log);
+    if (!config.log) return Error::FromErrno("cannot open the proxy log " + services.proxy_log);
+    auto proxy = netfilter::Proxy::Start(config);
+    if (!proxy) {
+      services.Stop();
+      return proxy.error().Context("the egress proxy did not start");
+    }
+    services.proxy = std::move(*proxy);
+  }
+  return services;
+}
+
+std::string BlockedLine(std::uint64_t refused_while_away) {
+  if (refused_while_away == 0) return "";
+  return "Had " + std::to_string(refused_while_away) +
+         (refused_while_away == 1 ? " command" : " commands") +
+         " blocked while you were away: corral inbox";
+}
+
+}  // namespace corral::launcher

@@ -1,0 +1,152 @@
+// corral run: plan → engine → image → create → attach → start → wait →
+// remove. Each step is one call; cleanup runs on every path (the guards),
+// and the reaper plus the shim's watchdog cover a SIGKILLed corral.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "launcher/session/session.h"
+#include "launcher/engine/engine.h"
+#include "launcher/launcher.h"
+#include "launcher/plan/plan.h"
+
+namespace corral::launcher {
+namespace {
+
+// Removes the container and the session folder when it goes out of scope.
+class Cleanup {
+ public:
+  explicit Cleanup(const SessionPlan& plan)
+      : plan_(plan), commondir_(CommondirToWatch(plan.project_dir)) {}
+  ~Cleanup() {
+    if (engine_ && !container_.empty()) {
+      if (auto ok = engine_->Remove(container_); !ok) {
+        std::fprintf(stderr, "corral: %s (remove it with: corral stop %s)\n",
+                     ok.error().message.c_str(), plan_.session_id.c_str());
+      }
+    }
+    // The box is gone: nothing can write the file again before it goes.
+    if (!commondir_.empty() && ::unlink(commondir_.c_str()) == 0) {
+      std::fprintf(stderr,
+                   "corral: removed %s, which the box wrote: it would have made git on this "
+                   "machine take its hooks and config from another folder\n",
+                   commondir_.c_str());
+    }
+    if (reaper_) reaper_->Done();
+    RemoveSessionDir(plan_);
+  }
+  void Container(Engine* engine, std::string id) {
+    engine_ = engine;
+    container_ = std::move(id);
+  }
+  // Owned here: it must not close its pipe (= "corral died") before Done().
+  void Reap(Reaper reaper) { reaper_.emplace(std::move(reaper)); }
+
+ private:
+  const SessionPlan& plan_;
+  std::string commondir_;
+  Engine* engine_ = nullptr;
+  std::string container_;
+  std::optional<Reaper> reaper_;
+};
+
+Result<RunOutcome> RunPlan(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
+                           const std::string& build_context) {
+  auto watchdog = ListenWatchdog(plan.session_dir);
+  if (!watchdog) return watchdog.error();
+  if (auto ok = EnsureImage(engine, plan.image, build_context); !ok) return ok.error();
+  if (auto ok = NameTheBoxUser(engine, plan); !ok) return ok.error();
+  if (auto ok = GiveVolumesToTheBoxUser(engine, plan); !ok) return ok.error();
+  auto signals = SignalPipe::Install();
+  if (!signals) return signals.error();
+  auto reaper = Reaper::Start(engine.endpoint(), plan.container_name, plan.session_dir);
+  if (!reaper) return reaper.error();
+  cleanup.Reap(std::move(*reaper));
+
+  auto id = engine.Create(plan);
+  if (!id) return id.error();
+  cleanup.Container(&engine, *id);
+  std::optional<RawConnection> docker_wait;
+  if (!engine.podman()) {  // next-exit must be registered before start
+    auto wait = engine.OpenWaitNextExit(*id);
+    if (!wait) return wait.error();
+    docker_wait.emplace(std::move(*wait));
+  }
+  auto stream = engine.Attach(*id);
+  if (!stream) return stream.error();
+
+  std::cerr << Summary(plan, engine.name()) << std::flush;
+  if (auto ok = engine.Start(*id); !ok) return ok.error();
+  std::optional<RawTerminal> raw;
+  auto resize = [&] {
+    auto [rows, cols] = TerminalSize();
+    if (plan.tty && rows > 0) (void)engine.Resize(*id, rows, cols);
+  };
+  if (plan.tty) {
+    raw.emplace();
+    resize();
+  }
+  int sig = Pump(*stream, plan.tty, *signals, resize);
+  raw.reset();
+  if (sig != 0) {  // Ctrl-C, SIGTERM, SIGHUP: the box goes with us
+    std::fprintf(stderr, "corral: stopping the box (signal %d)\n", sig);
+    return RunOutcome{128 + sig};
+  }
+  auto code = docker_wait ? ReadWaitBody(*docker_wait) : engine.Wait(*id);
+  if (!code) return code.error();
+  return RunOutcome{*code};
+}
+
+}  // namespace
+
+Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> agent_command,
+                       const std::string& image, const RunOptions& options) {
+  PlanInput input = HostPlanInput(policy);
+  input.agent_command = std::move(agent_command);
+  input.image = image;
+  if (options.headless) input.tty = false;
+  if (input.shim_path.empty()) {
+    return Error(
+        "corral-shim was not found beside corral: reinstall corral, or set CORRAL_SHIM "
+        "to its path");
+  }
+  if (input.shell_path.empty()) {
+    return Error("corral-shell was not found beside " + input.shim_path +
+                 ": reinstall corral (the two are installed side by side), or set CORRAL_SHIM to "
+                 "a shim that has corral-shell in its folder");
+  }
+  if (input.agent_command.empty()) {
+    return Error("no agent to run: name one (corral run claude) or a command after --");
+  }
+  BoxDecision box = DecideBox(policy.level, options.headless, input.tty, Watching(policy.presence));
+  if (!box.boxed) return RunUnboxed(policy, input, options, box.why);
+  auto plan = MakePlan(input);
+  if (!plan) return plan.error();
+  auto choice = ChooseEndpoints(options.engine, policy.engine, input.getenv);
+  if (!choice) return choice.error();
+  if (options.print_only) {
+    std::cout << DescribePlan(*plan);
+    auto engine = Engine::Connect(*choice);
+    nlohmann::json rendering = !engine            ? oci::Render(*plan)
+                               : engine->podman() ? libpod::Render(*plan)
+                                                  : docker::Render(*plan);
+    std::cout << (engine ? engine->name() : std::string("oci")) << " rendering:\n"
+              << rendering.dump(2) << "\n";
+    return RunOutcome{0};
+  }
+  choice->EmbedFor(plan->session_dir);  // none answers: a private podman, when installed
+  auto engine = Engine::Connect(*choice);
+  if (!engine) return engine.error();
+  Cleanup cleanup(*plan);
+  if (auto ok = PrepareSessionDir(*plan); !ok) return ok.error();
+  auto services = StartServices(policy, options.policy_source, *plan, /*with_proxy=*/true);
+  if (!services) return services.error();
+  auto outcome = RunPlan(*engine, *plan, cleanup, options.build_context);
+  std::uint64_t blocked = services->Stop();
+  if (outcome) outcome->blocked_while_away = blocked;
+  return outcome;
+}
+
+}  // namespace corral::launcher

@@ -1,0 +1,210 @@
+// launcher/session/: running one session: the host services (oracle, proxy,
+// notifier), the terminal and signals, the reaper, the unboxed session and the
+// box user's name. Private to launcher/.
+#pragma once
+
+#include <termios.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "base/base.h"
+#include "launcher/engine/engine.h"
+#include "launcher/launcher.h"
+#include "netfilter/netfilter.h"
+#include "policy/policy.h"
+
+namespace corral::launcher {
+
+// Tells the user of a command refused while they were away, besides the
+// inbox: a desktop notification (notify-send, when a desktop can show one)
+// and a webhook (JSON POST, retried). Never blocks a decision: refusals are
+// queued and sent from a thread of its own. Private to launcher/.
+// The webhook's JSON body for one refusal.
+std::string WebhookBody(const policy::InboxItem& item);
+
+// POSTs `body` to `url`, up to `tries` times with a growing pause between
+// them; ok on any 2xx answer.
+Result<void> PostWebhook(const std::string& url, const std::string& body, int tries,
+                         int pause_ms, long timeout_ms);
+
+class Notifier {
+ public:
+  // `desktop_available`: a desktop session and notify-send exist (asked once).
+  Notifier(policy::NotifyPolicy policy, bool desktop_available);
+  ~Notifier();  // sends what is queued, for at most a few seconds
+  Notifier(const Notifier&) = delete;
+  Notifier& operator=(const Notifier&) = delete;
+
+  bool active() const;  // anything to send to at all
+  void Add(const policy::InboxItem& item);  // returns at once
+
+  // True when this process can show desktop notifications.
+  static bool DesktopAvailable();
+
+ private:
+  void Loop();
+  void Send(const policy::InboxItem& item);
+
+  policy::NotifyPolicy policy_;
+  bool desktop_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::deque<policy::InboxItem> queue_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+// The session's host services: the oracle (answers the shim's questions) and
+// the proxy (the box's only way out), both on unix sockets in the session
+// folder. Private to launcher/.
+struct HostServices {
+  std::unique_ptr<Notifier> notifier;  // outlives the oracle, which feeds it
+  std::unique_ptr<policy::Oracle> oracle;
+  std::unique_ptr<netfilter::Proxy> proxy;  // null for an unboxed session
+  std::string oracle_log;                   // where the decisions are written
+  std::string proxy_log;
+
+  // Stops both; returns the number of commands refused while nobody watched.
+  std::uint64_t Stop();
+};
+
+// "Is somebody watching?" by the policy's presence sources, each bounded in
+// time; a broken source list counts as nobody (with a warning).
+std::function<bool()> Watching(const policy::PresencePolicy& presence);
+
+// Starts the oracle, and the proxy when `with_proxy`. Either failing is an
+// error: the session does not start without them.
+Result<HostServices> StartServices(const policy::Policy& policy,
+                                   const policy::LoadOptions& policy_source,
+                                   const SessionPlan& plan, bool with_proxy);
+
+// The session's host side: terminal mode, signals, the watchdog socket, the
+// reaper, and the stream pump between this terminal and the box. Private.
+// Raw mode on stdin while it lives; the saved mode comes back on every path.
+class RawTerminal {
+ public:
+  RawTerminal();
+  ~RawTerminal();
+  RawTerminal(const RawTerminal&) = delete;
+  RawTerminal& operator=(const RawTerminal&) = delete;
+
+ private:
+  std::optional<termios> saved_;
+};
+
+// SIGINT, SIGTERM, SIGHUP, SIGWINCH become bytes on a pipe the pump polls.
+class SignalPipe {
+ public:
+  static Result<SignalPipe> Install();
+  int fd() const { return read_.get(); }
+  int Take();  // the next signal number, 0 when none
+  ~SignalPipe();
+  SignalPipe(SignalPipe&&) = default;
+
+ private:
+  SignalPipe() = default;
+  UniqueFd read_, write_;
+};
+
+// A listening unix socket in the session folder. The shim (PID 1 of the
+// box) connects to it; when this process dies, the kernel closes it and the
+// shim ends the box.
+Result<UniqueFd> ListenWatchdog(const std::string& session_dir);
+
+// A detached process that removes the container (by name) when this one
+// dies without saying it is done: the box goes away even after SIGKILL.
+class Reaper {
+ public:
+  static Result<Reaper> Start(const Endpoint& endpoint, const std::string& container_name,
+                              const std::string& session_dir);
+  void Done();  // the session cleaned up itself
+  ~Reaper();
+  Reaper(Reaper&&) = default;
+
+ private:
+  Reaper() = default;
+  UniqueFd pipe_;
+};
+
+// Copies stdin to the box and the box's output to stdout/stderr until the
+// stream ends. Returns the signal that interrupted it (0 when it ended).
+int Pump(RawConnection& stream, bool tty, SignalPipe& signals,
+         const std::function<void()>& on_resize);
+
+// The terminal's size, {0,0} when none.
+std::pair<unsigned, unsigned> TerminalSize();
+
+// Whether a session is boxed (DESIGN.md "Levels"), and the unboxed session:
+// the agent runs on the host as the user, with the shim in front of its
+// shell, so the deny list still applies. Private to launcher/.
+struct BoxDecision {
+  bool boxed = true;
+  std::string why;  // one line: "level is always", "nobody is watching", ...
+};
+
+// always → boxed; off → unboxed; unattended → boxed when started in the
+// background (--headless, no terminal) or when nobody is watching. Decided
+// once, at start. `watching` is asked only when it matters.
+BoxDecision DecideBox(policy::Level level, bool headless, bool at_terminal,
+                      const std::function<bool()>& watching);
+
+// The environment an unboxed agent gets: this one, with the session's shim
+// folder first in PATH and named by SHELL and CLAUDE_CODE_SHELL.
+std::vector<std::string> UnboxedEnvironment(const std::vector<std::string>& current,
+                                            const std::string& session_dir,
+                                            const std::string& session_id);
+
+// An unboxed session's folder (0700): bin/ holds the shell names, each a
+// link to the host's corral-shell. The oracle's socket goes beside them.
+Result<void> PrepareUnboxedSessionDir(const std::string& dir, const std::string& shell);
+
+// Runs the agent on the host; the oracle answers its shell commands.
+Result<RunOutcome> RunUnboxed(const policy::Policy& policy, const PlanInput& input,
+                              const RunOptions& options, const std::string& why);
+
+// A name for the box's user in the image's /etc/passwd and /etc/group.
+// The box runs as the host's uid:gid; when the image has no line for that
+// uid, ssh ("No user exists for uid") and node's os.userInfo() fail. Only
+// rootless Podman (keep-id) adds the line itself. Private to launcher/.
+// `passwd` with a line for uid:gid added (named corral, or corral<uid> when
+// corral is taken), or nullopt when a line already has that uid.
+std::optional<std::string> WithPasswdLine(const std::string& passwd, std::uint32_t uid,
+                                          std::uint32_t gid, const std::string& home);
+// `group` with a line for gid added, or nullopt when one has it.
+std::optional<std::string> WithGroupLine(const std::string& group, std::uint32_t gid);
+
+// The contents of the first member of a tar stream when it is a regular
+// file; nullopt otherwise.
+std::optional<std::string> FirstFileInTar(std::string_view tar);
+
+// A tar holding one folder entry per path (its leading '/' dropped), owned
+// by uid:gid with mode 0755, then the end-of-archive blocks. nullopt when a
+// path does not fit a ustar header (over 255 bytes) or an id is too large.
+std::optional<std::string> OwnedFoldersTar(const std::vector<std::string>& paths,
+                                           std::uint32_t uid, std::uint32_t gid,
+                                           std::int64_t mtime);
+
+// Docker, uid not 0: Docker makes a new named volume's folder root's (or
+// gives it the owner of that path in the image), so the box's user could not
+// write to its HOME or node_modules. Gives each volume's folder to uid:gid
+// (its contents are left as they are). Podman does this itself. A failure
+// is a warning: the box still starts.
+Result<void> GiveVolumesToTheBoxUser(Engine& engine, const SessionPlan& plan);
+
+// uid not 0, except under rootless Podman: reads the image's /etc/passwd and /etc/group and, for
+// each that lacks the box's user, writes a copy with the line added to the
+// session folder and mounts it read-only over the original. A failure to
+// read is a warning: the box still starts, as before.
+Result<void> NameTheBoxUser(Engine& engine, SessionPlan& plan);
+
+}  // namespace corral::launcher
