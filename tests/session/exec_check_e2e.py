@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""The exec check in a real box (docs/exec-check.md): with nobody watching, a
+stand-in listed program started without a shell's text naming it is refused
+with EACCES and appears once in the inbox per refusal; with somebody watching
+(the heartbeat), each of them runs; a make build works with the check on; a
+box whose seccomp profile refuses seccomp() says at start that the check is
+off.
+
+Usage: exec_check_e2e.py docker|podman CORRAL SHIM
+
+The box's image is corral-tools:2 (busybox, bash, git, make: tests/engines/
+tools_image) plus a stand-in `aws` in /usr/local/bin, built with --build.
+"""
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import session_e2e as e2e  # noqa: E402  (same arguments: ENGINE CORRAL SHIM)
+
+ENGINE, CORRAL, check, run = e2e.ENGINE, e2e.CORRAL, e2e.check, e2e.run
+HERE = pathlib.Path(__file__).resolve().parent
+
+# Each route to the stand-in, refused while nobody watches.
+ROUTES = ["env", "find", "copy", "link", "interpreter", "make", "git"]
+
+STAND_IN = '#!/bin/sh\necho "aws-ran $*" >>"${AWS_RAN_LOG:-/dev/null}"\necho aws-ran\n'
+
+
+def main():
+    e2e.start_engine()
+    work = pathlib.Path(tempfile.mkdtemp(prefix=f"corral-exec-{ENGINE}-"))
+    os.chmod(work, 0o755)
+    tag = f"corral-exec-check-test-{os.getpid()}:1"
+    try:
+        ctx = work / "image"
+        ctx.mkdir()
+        (ctx / "aws").write_text(STAND_IN)
+        os.chmod(ctx / "aws", 0o755)
+        (ctx / "Dockerfile").write_text("FROM corral-tools:2\nCOPY aws /usr/local/bin/aws\n")
+
+        proj = work / "proj"
+        (proj / ".git").mkdir(parents=True)
+        (proj / ".git" / "config").write_text("")
+        shutil.copy(HERE / "exec_agent.sh", proj / "exec_agent.sh")
+        (proj / "Makefile.aws").write_text("SHELL := /bin/sh\nall:\n\taws s3 ls\n")
+        (proj / "src").mkdir()
+        for name in "abcd":
+            (proj / "src" / f"{name}.in").write_text(f"{name} in\n")
+        (proj / "Makefile.build").write_text(
+            "SHELL := /bin/sh\nall: out/a.txt out/b.txt out/c.txt out/d.txt\n"
+            "out/%.txt: src/%.in | out\n\tsed 's/in/out/' $< > $@\nout:\n\tmkdir -p out\n")
+
+        heartbeat = work / "heartbeat"
+        config_dir = work / "config" / "corral"
+        config_dir.mkdir(parents=True)
+        (config_dir / "config.yaml").write_text(json.dumps({
+            "level": "always", "image": tag, "deny_unattended": ["aws", "git push --force"],
+            "presence": {"sources": ["heartbeat"], "heartbeat_file": str(heartbeat)},
+            "notify": {"desktop": False},
+        }))
+        env = dict(os.environ)
+        env.update({
+            "HOME": str(work / "home"), "XDG_CONFIG_HOME": str(work / "config"),
+            "XDG_STATE_HOME": str(work / "state"), "XDG_RUNTIME_DIR": str(work / "run"),
+            "CORRAL_ENGINE": f"unix:///run/corral-test/{ENGINE}.sock", "CORRAL_SHIM": e2e.SHIM,
+        })
+        for name in ("CORRAL_CONFIG", "CORRAL_LEVEL", "CORRAL_IMAGE", "DOCKER_HOST"):
+            env.pop(name, None)
+        (work / "home").mkdir()
+        (work / "run").mkdir(mode=0o700)
+
+        def session(out, *extra):
+            r = run([CORRAL, *extra, "run", "--headless", "--image", tag, "--build", str(ctx), "--",
+                     "/bin/busybox", "sh", str(proj / "exec_agent.sh"), str(proj / out)],
+                    cwd=proj, env=env, stdin=subprocess.DEVNULL, timeout=300)
+            print("  corral stderr: " + r.stderr.strip().replace("\n", "\n  "))
+            return r
+
+        def step(out, name):
+            files = {s: proj / out / f"{name}.{s}" for s in ("code", "out", "err", "ran")}
+            code = files["code"].read_text().strip() if files["code"].exists() else "missing"
+            err = files["err"].read_text() if files["err"].exists() else ""
+            return code, files["ran"].exists(), err
+
+        # 1. Nobody watching: every route is refused, each once in the inbox.
+        r = session("away")
+        check((proj / "away" / "finished").exists(), "the agent ran to the end", r.stderr[-400:])
+        check("exec check is off" not in r.stderr, "the exec check runs in the box", r.stderr)
+        for name in ROUTES:
+            code, ran, err = step("away", name)
+            # (busybox find reports a command it cannot run, and exits 0)
+            check(code != "missing" and not ran and "ermission denied" in err,
+                  f"nobody watching: the stand-in `aws` started by {name} is refused (EACCES)",
+                  f"exit {code}, ran {ran}, stderr {err!r}")
+        code, ran, err = step("away", "build")
+        built = [(proj / "out" / f"{n}.txt").read_text() if (proj / "out" / f"{n}.txt").exists()
+                 else "" for n in "abcd"]
+        check(code == "0" and built == [f"{n} out\n" for n in "abcd"],
+              "a make -j2 build runs with the exec check on", f"exit {code} {err!r} {built}")
+        check(f"Had {len(ROUTES)} commands blocked while you were away" in r.stderr,
+              "the session counts each refusal once", r.stderr[-300:])
+        items = json.loads(run([CORRAL, "inbox", "--json"], env=env).stdout or "[]")
+        check(len(items) == len(ROUTES) and all(i.get("entry") == "aws" for i in items),
+              "the inbox has one `aws` entry per refusal", json.dumps(items)[:600])
+        logs = list((work / "state" / "corral" / "logs").glob("*-commands.jsonl"))
+        events = [json.loads(l) for p in logs for l in p.read_text().splitlines()]
+        execs = [e for e in events if e.get("shell") == "exec"]
+        check(len(execs) == len(ROUTES) and any(
+            str(e.get("program", "")).endswith("/renamed-tool") for e in execs),
+            "each refusal is logged with the program that was started", json.dumps(execs)[:600])
+
+        # 2. Somebody watching: every route runs, and nothing reaches the inbox.
+        run([CORRAL, "presence", "ping"], env=env)
+        shutil.rmtree(proj / "out", ignore_errors=True)
+        r = session("here")
+        for name in ROUTES:
+            code, ran, err = step("here", name)
+            check(ran, f"somebody watching: the stand-in started by {name} runs",
+                  f"exit {code}, stderr {err!r}")
+        items = json.loads(run([CORRAL, "inbox", "--json"], env=env).stdout or "[]")
+        check(items == [], "nothing was refused while somebody watched", json.dumps(items)[:300])
+        heartbeat.unlink()
+
+        # 3. A profile that refuses seccomp(): the session says the check is off, and runs.
+        r = run([CORRAL, "--set", "seccomp.deny=seccomp", "run", "--headless", "--", "true"],
+                cwd=proj, env=env, stdin=subprocess.DEVNULL, timeout=300)
+        check(r.returncode == 0 and "exec check is off in this box" in r.stderr
+              and "seccomp" in r.stderr,
+              "without seccomp() the session says at start that the exec check is off",
+              f"exit {r.returncode}: {r.stderr[-400:]}")
+    finally:
+        run(["curl", "-s", "--unix-socket", f"/run/corral-test/{ENGINE}.sock", "-X", "DELETE",
+             f"http://d/v1.41/images/{tag}?force=1"])
+        subprocess.run(["rm", "-rf", str(work)])
+    print(f"{ENGINE}: {e2e.RESULTS['pass']} passed, {e2e.RESULTS['fail']} failed")
+    sys.exit(1 if e2e.RESULTS["fail"] else 0)
+
+
+if __name__ == "__main__":
+    main()
