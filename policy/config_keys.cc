@@ -27,6 +27,10 @@ const std::vector<KeySpec>& Keys() {
       {"undetermined", K::kEnum, R"("deny")", "CORRAL_UNDETERMINED",
        "A command whose program cannot be known before it runs: deny or allow (while unattended)",
        {"deny", "allow"}},
+      {"exec_check", K::kEnum, R"("on")", "CORRAL_EXEC_CHECK",
+       "Check every program the box starts, not only shell text: on, require (no session "
+       "without it), off",
+       {"on", "require", "off"}},
       {"dangerous.action", K::kEnum, R"("warn")", "CORRAL_DANGEROUS_ACTION",
        "Dangerous patterns (rm -rf, curl | sh, ...): off, warn, deny-unattended",
        {"off", "warn", "deny-unattended"}},

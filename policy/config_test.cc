@@ -48,6 +48,7 @@ TEST_F(ConfigTest, DefaultsWhenNoFile) {
   EXPECT_EQ(policy->deny_unattended, DefaultDenyList());
   EXPECT_EQ(policy->undetermined, Undetermined::kDeny);
   EXPECT_EQ(policy->dangerous_action, DangerousAction::kWarn);
+  EXPECT_EQ(policy->exec_check, ExecCheck::kOn);
   EXPECT_TRUE(policy->config_path.empty());
   EXPECT_EQ(policy->settings.at("level").origin, Origin::kDefault);
 }
@@ -100,6 +101,17 @@ TEST_F(ConfigTest, PrecedenceDefaultsFileEnvironmentFlags) {
   ASSERT_TRUE(policy.ok()) << policy.error().message;
   EXPECT_EQ(policy->level, Level::kUnattended);
   EXPECT_EQ(policy->settings.at("level").origin, Origin::kFlag);
+}
+
+TEST_F(ConfigTest, ExecCheckIsReadFromTheFileAndTheEnvironment) {
+  auto policy = Load(Options(Write("c.yaml", "exec_check: require\n")));
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->exec_check, ExecCheck::kRequire);
+  env_["CORRAL_EXEC_CHECK"] = "off";
+  policy = Load(Options(Write("c.yaml", "exec_check: require\n")));
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->exec_check, ExecCheck::kOff);
+  EXPECT_FALSE(Load(Options(Write("d.yaml", "exec_check: maybe\n"))).ok());
 }
 
 TEST_F(ConfigTest, CorralConfigVariableNamesTheFile) {

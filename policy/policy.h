@@ -24,6 +24,9 @@ namespace corral::policy {
 enum class Level { kAlways, kUnattended, kOff };
 enum class Undetermined { kDeny, kAllow };
 enum class DangerousAction { kOff, kWarn, kDenyUnattended };
+// The exec-time check (docs/exec-check.md): off where the box cannot run it,
+// or a session that does not start (kRequire).
+enum class ExecCheck { kOn, kRequire, kOff };
 
 enum class Origin { kDefault, kFile, kEnvironment, kFlag };
 std::string_view OriginName(Origin origin);
@@ -123,6 +126,7 @@ struct Policy {
   std::vector<std::string> deny_unattended;
   Undetermined undetermined = Undetermined::kDeny;
   DangerousAction dangerous_action = DangerousAction::kWarn;
+  ExecCheck exec_check = ExecCheck::kOn;
   NetworkPolicy network;
   SeccompPolicy seccomp;
   FilesystemPolicy filesystem;

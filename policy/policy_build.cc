@@ -42,6 +42,9 @@ Result<Policy> BuildPolicy(std::map<std::string, Setting> settings) {
   p.deny_unattended = r.List("deny_unattended");
   p.undetermined = r.String("undetermined") == "allow" ? Undetermined::kAllow : Undetermined::kDeny;
   p.dangerous_action = ParseDangerous(r.String("dangerous.action"));
+  p.exec_check = r.String("exec_check") == "require" ? ExecCheck::kRequire
+                 : r.String("exec_check") == "off"   ? ExecCheck::kOff
+                                                     : ExecCheck::kOn;
 
   p.network.allowed_domains = r.List("network.allowed_domains");
   p.network.denied_domains = r.List("network.denied_domains");

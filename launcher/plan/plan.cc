@@ -177,7 +177,11 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
                         "the shell front: every shell command asks the host first"));
   SortMounts(mounts);
 
-  plan.command = {kShimInBox, "init", "--"};
+  // The shim checks every exec of the agent's processes (docs/exec-check.md).
+  std::string exec_check = policy.exec_check == policy::ExecCheck::kRequire ? "require"
+                           : policy.exec_check == policy::ExecCheck::kOff   ? "off"
+                                                                            : "on";
+  plan.command = {kShimInBox, "init", "--exec-check", exec_check, "--"};
   plan.command.insert(plan.command.end(), input.agent_command.begin(), input.agent_command.end());
   plan.env = BoxEnvironment(input, home, ca_in_box, plan.session_id);
 

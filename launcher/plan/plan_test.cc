@@ -195,6 +195,21 @@ TEST(Plan, DenyReadNameThatLinksIntoTheProjectMasksTheTarget) {
   EXPECT_EQ(Find(*plan, "/etc/hostname"), nullptr);
 }
 
+TEST(Plan, TheShimIsToldTheExecCheckSetting) {
+  TempTree tree;
+  std::string top = tree.Dir("p");
+  auto policy = TestPolicy();
+  for (auto [setting, word] : {std::pair{policy::ExecCheck::kOn, "on"},
+                               std::pair{policy::ExecCheck::kRequire, "require"},
+                               std::pair{policy::ExecCheck::kOff, "off"}}) {
+    policy.exec_check = setting;
+    auto plan = MakePlan(TestInput(policy, tree, top));
+    ASSERT_TRUE(plan) << plan.error().message;
+    std::vector<std::string> head(plan->command.begin(), plan->command.begin() + 5);
+    EXPECT_EQ(head, (std::vector<std::string>{kShimInBox, "init", "--exec-check", word, "--"}));
+  }
+}
+
 TEST(Plan, HardeningEnvironmentAndCommand) {
   TempTree tree;
   std::string top = tree.Dir("p");
@@ -204,7 +219,7 @@ TEST(Plan, HardeningEnvironmentAndCommand) {
   ASSERT_TRUE(plan) << plan.error().message;
   EXPECT_EQ(plan->network_mode, "none");
   EXPECT_EQ(plan->command.front(), kShimInBox);
-  EXPECT_EQ(plan->command.at(3), "sh");
+  EXPECT_EQ(plan->command.at(5), "sh");
   EXPECT_EQ(plan->limits.pids, 256);
   EXPECT_EQ(plan->limits.memory_bytes, 512LL << 20);
   EXPECT_EQ(plan->limits.cpu_quota, 150000);

@@ -4,7 +4,7 @@ stand-in listed program started without a shell's text naming it is refused
 with EACCES and appears once in the inbox per refusal; with somebody watching
 (the heartbeat), each of them runs; a make build works with the check on; a
 box whose seccomp profile refuses seccomp() says at start that the check is
-off.
+off, or does not start with exec_check: require; exec_check: off turns it off.
 
 Usage: exec_check_e2e.py docker|podman CORRAL SHIM
 
@@ -133,6 +133,22 @@ def main():
               and "seccomp" in r.stderr,
               "without seccomp() the session says at start that the exec check is off",
               f"exit {r.returncode}: {r.stderr[-400:]}")
+
+        # 4. exec_check: require on such a box: the session does not start (125).
+        r = run([CORRAL, "--set", "seccomp.deny=seccomp", "--set", "exec_check=require", "run",
+                 "--headless", "--", "touch", str(proj / "started")],
+                cwd=proj, env=env, stdin=subprocess.DEVNULL, timeout=300)
+        check(r.returncode == 125 and "exec_check is require" in r.stderr
+              and not (proj / "started").exists(),
+              "exec_check: require without seccomp(): exit 125, nothing started",
+              f"exit {r.returncode}: {r.stderr[-400:]}")
+
+        # 5. exec_check: off: a renamed copy runs while nobody watches.
+        r = run([CORRAL, "--set", "exec_check=off", "run", "--headless", "--", "/bin/busybox", "sh",
+                 "-c", "AWS_RAN_LOG=/dev/stdout ./renamed-tool s3"],
+                cwd=proj, env=env, stdin=subprocess.DEVNULL, timeout=300)
+        check("aws-ran s3" in r.stdout, "exec_check: off: nothing is checked at exec time",
+              f"exit {r.returncode}: {r.stdout!r} {r.stderr[-300:]}")
     finally:
         run(["curl", "-s", "--unix-socket", f"/run/corral-test/{ENGINE}.sock", "-X", "DELETE",
              f"http://d/v1.41/images/{tag}?force=1"])
