@@ -146,6 +146,9 @@ def unattended(session):
     check(r.returncode == 0 and sm.FINAL_TEXT in r.stdout,
           f"{agent}: the session ran to its final answer and exited 0 ({seconds:.1f} s, "
           "including any image build)", f"exit {r.returncode}: {r.stdout[-800:]}")
+    if not model.requests.all():
+        check(False, f"{agent}: the agent reached the scripted model", r.stderr[-1500:])
+        return False
     check("in a box" in r.stderr and "network only through the proxy" in r.stderr,
           f"{agent}: corral printed the box's summary lines", r.stderr[-800:])
     hosts = {req["headers"].get("Host") or req["headers"].get("host")
@@ -177,6 +180,7 @@ def unattended(session):
     check(entries == ["aws", "git push --force"] and all(i.get("agent") == agent for i in items),
           f"{agent}: `corral inbox` lists the two refusals, and nothing else",
           json.dumps(items)[:1200])
+    return True
 
 
 def watched(session):
@@ -197,8 +201,8 @@ def main():
     for agent in AGENTS:
         session = Session(agent)
         try:
-            unattended(session)
-            watched(session)
+            if unattended(session):
+                watched(session)
         finally:
             shutil.rmtree(session.work, ignore_errors=True)
     print(f"{ENGINE}: {RESULTS['pass']} passed, {RESULTS['fail']} failed")
