@@ -1,6 +1,7 @@
 // Expansions inside words ($x, ${...}, $(...), `...`, $((...)), extglob
-// groups, array assignments) and heredoc bodies. Command substitutions are
-// parsed in place, so the commands inside are reported as they are found.
+// groups, array assignments), heredoc bodies, and quoted text bash
+// evaluates later. Command substitutions are parsed in place, so the
+// commands inside are reported as they are found.
 #include <algorithm>
 #include <string>
 
@@ -8,6 +9,31 @@
 #include "policy/shell_parser.h"
 
 namespace corral::policy::shell {
+
+void ParseExpansions(std::string_view text, const Origin& origin, Visitor& visitor,
+                     ParseState& state, int depth) {
+  Parser(text, origin, visitor, state, depth).RunExpansions();
+}
+
+bool HasSubscriptCode(std::string_view text) {
+  std::size_t open = text.find('[');
+  if (open == std::string_view::npos) return false;
+  std::string_view after = text.substr(open + 1);
+  return after.find("$(") != std::string_view::npos || after.find('`') != std::string_view::npos;
+}
+
+void Parser::RunExpansions() {
+  if (Begin()) ScanExpansionsIn(0, end_);
+}
+
+void Parser::CheckEvaluatedWord(const Word& word) {
+  // 'a[$(cmd)]' is data to the shell that reads it, and code to the builtin
+  // or arithmetic that later evaluates it as a name.
+  if (!(word.flags & kQuoted) || !HasSubscriptCode(word.text) || state_.aborted()) return;
+  Origin nested = origin_.Nested(src_, word.begin, word.end, word.text);
+  ParseExpansions(word.text, nested, visitor_, state_, depth_ + 1);
+}
+
 
 void Parser::AddExpansion(Word& word, bool in_double_quotes) {
   word.flags |= kExpansion;
@@ -91,7 +117,9 @@ void Parser::ScanParameter(Word& word, bool in_double_quotes) {
   if (first == ' ' || first == '\t' || first == '\n' || first == '|') {
     if (first == '|') ++pos_;
     if (Enter()) {
+      ++nesting_;
       ParseList(kTermBrace);
+      --nesting_;
       ExpectKeyword(Keyword::kBraceClose, "} to close ${");
       Leave();
     }
@@ -105,6 +133,18 @@ void Parser::ScanParameter(Word& word, bool in_double_quotes) {
   while (k < end_ && IsNameChar(src_[k])) ++k;
   std::string_view name;
   if (k > name_begin && k < end_ && src_[k] == '}') name = src_.substr(name_begin, k - name_begin);
+  if (k > name_begin && k + 1 < end_ && !IsDigit(src_[name_begin])) {
+    std::string_view assigned = src_.substr(name_begin, k - name_begin);
+    auto [begin, end] = origin_.Map(name_begin, k);
+    if (src_[k] == '=' || (src_[k] == ':' && src_[k + 1] == '=')) {
+      visitor_.OnParameterOperator(assigned, '=', begin, end);
+    } else if (src_[k] == '@' && src_[k + 1] == 'P') {
+      visitor_.OnParameterOperator(assigned, 'P', begin, end);
+    }
+  }
+  // ${a['$(cmd)']}: the subscript is evaluated, quotes and all.
+  const std::size_t subscript = k < end_ && src_[k] == '[' && k > name_begin ? k : end_;
+  bool in_subscript = false;
   Word scratch;
   int depth = 1;
   while (!state_.aborted()) {
@@ -122,6 +162,8 @@ void Parser::ScanParameter(Word& word, bool in_double_quotes) {
       ++pos_;
     } else if (c == '\\') {
       pos_ = std::min(pos_ + 2, end_);
+    } else if (c == '\'' && in_subscript) {
+      ScanQuotedInEvaluation();
     } else if (c == '\'' && !in_double_quotes) {
       ScanSingleQuoted(scratch);
     } else if (c == '"') {
@@ -131,6 +173,8 @@ void Parser::ScanParameter(Word& word, bool in_double_quotes) {
     } else if (c == '`') {
       ScanBackquote(scratch, in_double_quotes);
     } else {
+      if (pos_ == subscript) in_subscript = true;
+      if (c == ']') in_subscript = false;
       ++pos_;
     }
     if (scratch.text.size() > 4096) scratch.text.clear();
@@ -172,7 +216,9 @@ void Parser::ScanBackquote(Word& word, bool in_double_quotes) {
 
 void Parser::ScanCommandSubstitution(Word& word, bool in_double_quotes) {
   if (Enter()) {
+    ++nesting_;
     ParseList(kTermParen);
+    --nesting_;
     if (Peek() == ')') {
       ++pos_;
     } else {
@@ -207,7 +253,7 @@ bool Parser::ScanArithmetic() {
     } else if (c == '\\') {
       pos_ = std::min(pos_ + 2, end_);
     } else if (c == '\'') {
-      ScanSingleQuoted(scratch);
+      ScanQuotedInEvaluation();  // $(( '$(cmd)' )) runs cmd
     } else if (c == '"') {
       ScanDoubleQuoted(scratch);
     } else if (c == '$') {
@@ -220,6 +266,19 @@ bool Parser::ScanArithmetic() {
     if (scratch.text.size() > 4096) scratch.text.clear();
   }
   return true;
+}
+
+void Parser::ScanQuotedInEvaluation() {
+  std::size_t open = pos_;
+  std::size_t close = src_.find('\'', pos_ + 1);
+  if (close == std::string_view::npos || close >= end_) {
+    Error("unterminated single quote");
+    close = end_;
+  }
+  pos_ = std::min(close + 1, end_);
+  std::size_t resume = pos_;
+  ScanExpansionsIn(open + 1, close);
+  pos_ = resume;
 }
 
 bool Parser::Rewind(std::size_t heredocs) {
@@ -281,6 +340,7 @@ void Parser::ScanGroup(Word& word) {
 }
 
 void Parser::ScanArrayAssignment(Word& word) {
+  word.flags |= kArray;
   ++pos_;  // (
   while (!state_.aborted()) {
     SkipBlanks();
@@ -322,7 +382,8 @@ void Parser::ReadHeredocBodies() {
       redirect.body_end = doc.body_end;
       redirect.body_quoted = doc.quoted;
     }
-    Emit(command.words, command.redirects, command.pipeline_id, command.pipe_index);
+    Emit(command.words, command.redirects, command.pipeline_id, command.pipe_index,
+         command.top_level, command.in_function);
   }
 }
 
@@ -365,16 +426,16 @@ void Parser::ReadHeredocBody(Heredoc& doc) {
     if (line == doc.delimiter) {
       doc.body_end = static_cast<std::uint32_t>(line_begin);
       pos_ = next;
-      if (!doc.quoted) ScanHeredocExpansions(doc.body_begin, doc.body_end);
+      if (!doc.quoted) ScanExpansionsIn(doc.body_begin, doc.body_end);
       return;
     }
     pos_ = next;
   }
   doc.body_end = static_cast<std::uint32_t>(end_);
-  if (!doc.quoted) ScanHeredocExpansions(doc.body_begin, doc.body_end);
+  if (!doc.quoted) ScanExpansionsIn(doc.body_begin, doc.body_end);
 }
 
-void Parser::ScanHeredocExpansions(std::uint32_t begin, std::uint32_t end) {
+void Parser::ScanExpansionsIn(std::size_t begin, std::size_t end) {
   // Expansions in an unquoted body run in this shell, whoever reads it.
   std::size_t saved_pos = pos_;
   std::size_t saved_end = end_;

@@ -1,6 +1,6 @@
 // Character-level scanning for the shell parser: blanks, comments, line
-// continuations, keywords, and words with their quoting (expansions are in
-// shell_expansions.cc).
+// continuations, keywords, words with their quoting, and redirections
+// (expansions are in shell_expansions.cc).
 #include "policy/shell_lexer.h"
 
 #include <array>
@@ -101,24 +101,32 @@ std::string_view Basename(std::string_view path) {
 }
 
 void DecodeAnsiC(std::string_view body, std::string& out) {
+  // Bash cuts the string at a NUL: $'aws\0x' is "aws".
+  auto put = [&](char c) {
+    if (c == '\0') return false;
+    out += c;
+    return true;
+  };
   for (std::size_t i = 0; i < body.size(); ++i) {
     char c = body[i];
     if (c != '\\' || i + 1 >= body.size()) {
-      out += c;
+      if (!put(c)) return;
       continue;
     }
     char e = body[++i];
+    char decoded = 0;
     switch (e) {
-      case 'a': out += '\a'; break;
-      case 'b': out += '\b'; break;
-      case 'e': case 'E': out += '\x1b'; break;
-      case 'f': out += '\f'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
-      case 'v': out += '\v'; break;
+      case 'a': decoded = '\a'; break;
+      case 'b': decoded = '\b'; break;
+      case 'e': case 'E': decoded = '\x1b'; break;
+      case 'f': decoded = '\f'; break;
+      case 'n': decoded = '\n'; break;
+      case 'r': decoded = '\r'; break;
+      case 't': decoded = '\t'; break;
+      case 'v': decoded = '\v'; break;
       case 'c':
-        if (i + 1 < body.size()) out += static_cast<char>(body[++i] & 0x1F);
+        if (i + 1 >= body.size()) continue;
+        decoded = static_cast<char>(body[++i] & 0x1F);
         break;
       case 'x': case 'u': case 'U': {
         std::size_t max = e == 'x' ? 2 : e == 'u' ? 4 : 8;
@@ -131,12 +139,15 @@ void DecodeAnsiC(std::string_view body, std::string& out) {
         if (n == 0) {
           out += '\\';
           out += e;
-        } else if (e == 'x') {
-          out += static_cast<char>(value);
-        } else {
-          AppendUtf8(value, out);
+          continue;
         }
-        break;
+        if (value == 0) return;
+        if (e == 'x') {
+          decoded = static_cast<char>(value);
+          break;
+        }
+        AppendUtf8(value, out);
+        continue;
       }
       default:
         if (e >= '0' && e <= '7') {
@@ -145,14 +156,15 @@ void DecodeAnsiC(std::string_view body, std::string& out) {
                ++n) {
             value = value * 8 + static_cast<unsigned>(body[++i] - '0');
           }
-          out += static_cast<char>(value & 0xFF);
+          decoded = static_cast<char>(value & 0xFF);
         } else if (e == '\\' || e == '\'' || e == '"' || e == '?') {
-          out += e;
+          decoded = e;
         } else {
           out += '\\';
-          out += e;
+          decoded = e;
         }
     }
+    if (!put(decoded)) return;
   }
 }
 
@@ -427,6 +439,103 @@ void Parser::ScanDoubleQuoted(Word& word) {
       ++pos_;
     }
   }
+}
+
+// ---------------------------------------------------------------- redirections
+
+namespace {
+
+// The delimiter of a heredoc after quote removal, and whether it was quoted.
+std::pair<std::string, bool> HeredocDelimiter(std::string_view raw) {
+  std::string text;
+  bool quoted = false;
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    char c = raw[i];
+    if (c == '\'' || c == '"') {
+      quoted = true;
+      std::size_t close = raw.find(c, i + 1);
+      if (close == std::string_view::npos) close = raw.size();
+      text.append(raw.substr(i + 1, close - i - 1));
+      i = close;
+    } else if (c == '\\' && i + 1 < raw.size()) {
+      quoted = true;
+      if (raw[i + 1] != '\n') text += raw[i + 1];
+      ++i;
+    } else {
+      text += c;
+    }
+  }
+  return {text, quoted};
+}
+
+}  // namespace
+
+bool Parser::ParseRedirect(std::vector<Redirect>* out) {
+  std::size_t k = Skip(pos_);
+  int fd = -1;
+  if (k < end_ && IsDigit(src_[k])) {
+    std::size_t d = k;
+    int value = 0;
+    while (d < end_ && IsDigit(src_[d])) value = std::min(value * 10 + (src_[d++] - '0'), 99999);
+    if (d >= end_ || (src_[d] != '<' && src_[d] != '>')) return false;
+    fd = value;
+    k = d;
+  } else if (k < end_ && src_[k] == '{') {
+    std::size_t d = k + 1;
+    while (d < end_ && IsNameChar(src_[d])) ++d;
+    if (d == k + 1 || d + 1 >= end_ || src_[d] != '}' || (src_[d + 1] != '<' && src_[d + 1] != '>')) {
+      return false;
+    }
+    fd = 10;  // {name}>: bash picks a descriptor of 10 or above
+    k = d + 1;
+  }
+  if (k >= end_) return false;
+  auto at = [&](std::size_t i) { return k + i < end_ ? src_[k + i] : '\0'; };
+  RedirectOp op;
+  std::size_t length = 1;
+  char c = at(0);
+  if (c == '<') {
+    if (at(1) == '(') return false;
+    if (at(1) == '<' && at(2) == '<') { op = RedirectOp::kHereString; length = 3; }
+    else if (at(1) == '<') { op = RedirectOp::kHeredoc; length = at(2) == '-' ? 3 : 2; }
+    else if (at(1) == '>') { op = RedirectOp::kInOut; length = 2; }
+    else if (at(1) == '&') { op = RedirectOp::kDupIn; length = 2; }
+    else { op = RedirectOp::kIn; }
+  } else if (c == '>') {
+    if (at(1) == '(') return false;
+    if (at(1) == '>') { op = RedirectOp::kAppend; length = 2; }
+    else if (at(1) == '|') { op = RedirectOp::kClobber; length = 2; }
+    else if (at(1) == '&') { op = RedirectOp::kDupOut; length = 2; }
+    else { op = RedirectOp::kOut; }
+  } else if (c == '&' && fd == -1 && at(1) == '>') {
+    if (at(2) == '>') { op = RedirectOp::kAppendOutErr; length = 3; }
+    else { op = RedirectOp::kOutErr; length = 2; }
+  } else {
+    return false;
+  }
+  bool strip_tabs = op == RedirectOp::kHeredoc && length == 3;
+  pos_ = k + length;
+  SkipBlanks();
+  Redirect redirect;
+  redirect.fd = fd;
+  redirect.op = op;
+  if (!ScanWord(redirect.target)) Error("expected a word after a redirection");
+  if (op == RedirectOp::kHeredoc) {
+    if (++state_.heredocs > state_.max_heredocs) {
+      SetLimit("more than " + std::to_string(state_.max_heredocs) + " heredocs");
+      return true;
+    }
+    Heredoc doc;
+    auto [delimiter, quoted] = HeredocDelimiter(
+        src_.substr(redirect.target.begin, redirect.target.end - redirect.target.begin));
+    doc.delimiter = std::move(delimiter);
+    doc.quoted = quoted;
+    doc.strip_tabs = strip_tabs;
+    redirect.heredoc_index = static_cast<std::uint32_t>(heredocs_.size());
+    heredocs_.push_back(std::move(doc));
+  }
+  out->push_back(std::move(redirect));
+  return true;
 }
 
 }  // namespace corral::policy::shell

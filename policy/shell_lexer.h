@@ -26,6 +26,7 @@ enum WordFlag : std::uint32_t {
   kBrace = 1u << 5,              // holds a brace expansion (kBrace* marks in text)
   kAssignment = 1u << 6,         // NAME=..., NAME+=..., NAME[...]=...
   kProcessSubst = 1u << 7,       // <(...) or >(...)
+  kArray = 1u << 8,              // NAME=(...): the value is not the text
 };
 
 // One word after quote removal. Escape sequences of $'...' are decoded.
@@ -62,7 +63,8 @@ bool IsName(std::string_view text);
 // The last path component: "aws" for "/usr/local/bin/aws" and "./aws".
 std::string_view Basename(std::string_view path);
 
-// Decodes the body of $'...' (without the quotes), appending to out.
+// Decodes the body of $'...' (without the quotes), appending to out. A NUL
+// ends the string there, as in bash.
 void DecodeAnsiC(std::string_view body, std::string& out);
 
 }  // namespace corral::policy::shell

@@ -40,23 +40,28 @@ Origin Origin::Nested(std::string_view source, std::size_t begin, std::size_t en
 Parser::Parser(std::string_view source, const Origin& origin, Visitor& visitor, ParseState& state,
                int depth)
     : src_(source), end_(source.size()), origin_(origin), visitor_(visitor), state_(state),
-      depth_(depth) {}
+      depth_(depth), outermost_(depth == 0) {}
 
 void ParseShell(std::string_view source, const Origin& origin, Visitor& visitor, ParseState& state,
                 int depth) {
   Parser(source, origin, visitor, state, depth).Run();
 }
 
-void Parser::Run() {
+bool Parser::Begin() {
   state_.work += src_.size();
   if (state_.work > state_.work_limit) {
     SetLimit("the command needs more parsing work than the limit allows");
-    return;
+    return false;
   }
   if (static_cast<std::size_t>(depth_) > state_.max_depth) {
     SetLimit("commands are nested more than " + std::to_string(state_.max_depth) + " levels deep");
-    return;
+    return false;
   }
+  return true;
+}
+
+void Parser::Run() {
+  if (!Begin()) return;
   ParseList(0);
   // Heredocs still open at the end of the text take the rest as their body.
   if (!state_.aborted()) ReadHeredocBodies();
@@ -137,6 +142,7 @@ void Parser::ParseList(std::uint32_t terms) {
     std::size_t before = pos_;
     if (AtTerminator(terms)) return;
     if (pos_ != before) continue;  // a stray keyword, skipped
+    std::uint32_t first_pipeline = state_.pipelines + 1;
     ParseAndOr();
     SkipBlanks();
     SkipComment();
@@ -147,6 +153,7 @@ void Parser::ParseList(std::uint32_t terms) {
       ++pos_;
     } else if (c == '&') {
       ++pos_;
+      state_.MarkSubshell(first_pipeline, state_.pipelines);
     } else if (pos_ == before) {
       Error("unexpected character");
       ++pos_;
@@ -164,7 +171,10 @@ void Parser::ParseAndOr() {
     if ((c == '&' || c == '|') && PeekAt(1) == c) {
       Advance(2);
       SkipLinebreaks();
+      bool saved = conditional_;
+      conditional_ = true;
       ParsePipeline();
+      conditional_ = saved;
     } else {
       return;
     }
@@ -196,11 +206,14 @@ void Parser::ParsePipeline() {
   ParseCommand(id, index);
   while (!state_.aborted()) {
     SkipBlanks();
-    if (Peek() != '|' || PeekAt(1) == '|') return;
+    if (Peek() != '|' || PeekAt(1) == '|') break;
     Advance(PeekAt(1) == '&' ? 2 : 1);
     SkipLinebreaks();
+    ++nesting_;  // a later stage runs in a subshell
     ParseCommand(id, ++index);
+    --nesting_;
   }
+  if (index > 0) state_.MarkSubshell(id, id);
 }
 
 void Parser::ParseCommand(std::uint32_t pipeline_id, std::uint32_t pipe_index) {
@@ -237,6 +250,14 @@ void Parser::ParseCommand(std::uint32_t pipeline_id, std::uint32_t pipe_index) {
 }
 
 void Parser::ParseCompound(Keyword keyword) {
+  // Only { } runs its list once, in this shell, unconditionally.
+  bool nests = keyword != Keyword::kBraceOpen;
+  nesting_ += nests;
+  ParseCompoundBody(keyword);
+  nesting_ -= nests;
+}
+
+void Parser::ParseCompoundBody(Keyword keyword) {
   switch (keyword) {
     case Keyword::kIf: ParseIf(); break;
     case Keyword::kWhile: case Keyword::kUntil: ParseLoop(); break;
@@ -326,7 +347,9 @@ void Parser::ParseFor() {
     if (!ScanWord(name)) Error("expected a name after for");
     SkipLinebreaks();
     std::size_t end = 0;
-    if (PeekKeyword(&end) == Keyword::kIn) {
+    std::vector<Word> items;
+    bool has_list = PeekKeyword(&end) == Keyword::kIn;
+    if (has_list) {
       pos_ = end;
       while (!state_.aborted()) {
         SkipBlanks();
@@ -340,9 +363,13 @@ void Parser::ParseFor() {
         if (!ScanWord(item)) {
           Error("unexpected character in for list");
           ++pos_;
+          continue;
         }
+        CheckEvaluatedWord(item);
+        items.push_back(std::move(item));
       }
     }
+    if (!state_.aborted()) visitor_.OnLoopVariable(name, items, has_list);
   }
   SkipBlanks();
   if (Peek() == ';') ++pos_;
@@ -422,8 +449,18 @@ void Parser::ParseFunction() {
       Error("expected ) in function definition");
     }
   }
+  ParseFunctionBody(name);
+}
+
+void Parser::ParseFunctionBody(const Word& name) {
   SkipLinebreaks();
+  std::size_t begin = Skip(pos_);
+  ++function_depth_;
   ParseCommand(++state_.pipelines, 0);
+  --function_depth_;
+  if (!state_.aborted() && !name.text.empty()) {
+    visitor_.OnFunction(name, src_, begin, std::max(begin, std::min(pos_, end_)), origin_);
+  }
 }
 
 void Parser::ParseCondition() {
@@ -450,13 +487,19 @@ void Parser::ParseCondition() {
       continue;
     }
     Word operand;
-    if (!ScanWord(operand)) ++pos_;
+    if (!ScanWord(operand)) {
+      ++pos_;
+      continue;
+    }
+    CheckEvaluatedWord(operand);
   }
 }
 
 void Parser::ParseSubshell() {
   ++pos_;  // (
+  ++nesting_;
   ParseList(kTermParen);
+  --nesting_;
   if (Peek() == ')') {
     ++pos_;
   } else {
@@ -508,8 +551,9 @@ void Parser::ParseSimpleCommand(std::uint32_t pipeline_id, std::uint32_t pipe_in
         } else {
           Error("expected ) in function definition");
         }
-        SkipLinebreaks();
-        ParseCommand(++state_.pipelines, 0);
+        ++nesting_;
+        ParseFunctionBody(words[0]);
+        --nesting_;
         return;
       }
       Error("unexpected (");
@@ -522,22 +566,28 @@ void Parser::ParseSimpleCommand(std::uint32_t pipeline_id, std::uint32_t pipe_in
       ++pos_;
       continue;
     }
+    CheckEvaluatedWord(word);
     words.push_back(std::move(word));
   }
   bool waiting = std::any_of(redirects.begin(), redirects.end(), [this](const Redirect& r) {
     return r.op == RedirectOp::kHeredoc && r.heredoc_index >= next_heredoc_;
   });
+  bool top_level = outermost_ && nesting_ == 0 && !conditional_;
   if (waiting) {
-    deferred_.push_back({std::move(words), std::move(redirects), pipeline_id, pipe_index});
+    deferred_.push_back({std::move(words), std::move(redirects), pipeline_id, pipe_index,
+                         top_level, function_depth_ > 0});
     return;
   }
-  Emit(words, redirects, pipeline_id, pipe_index);
+  Emit(words, redirects, pipeline_id, pipe_index, top_level, function_depth_ > 0);
 }
 
 void Parser::Emit(std::span<const Word> words, std::span<const Redirect> redirects,
-                  std::uint32_t pipeline_id, std::uint32_t pipe_index) {
+                  std::uint32_t pipeline_id, std::uint32_t pipe_index, bool top_level,
+                  bool in_function) {
   if (words.empty() && redirects.empty()) return;
   SimpleCommand command;
+  command.top_level = top_level;
+  command.in_function = in_function;
   command.words = words;
   command.redirects = redirects;
   command.source = src_;
@@ -546,101 +596,6 @@ void Parser::Emit(std::span<const Word> words, std::span<const Redirect> redirec
   command.pipeline_id = pipeline_id;
   command.pipe_index = pipe_index;
   visitor_.OnSimpleCommand(command);
-}
-
-namespace {
-
-// The delimiter of a heredoc after quote removal, and whether it was quoted.
-std::pair<std::string, bool> HeredocDelimiter(std::string_view raw) {
-  std::string text;
-  bool quoted = false;
-  for (std::size_t i = 0; i < raw.size(); ++i) {
-    char c = raw[i];
-    if (c == '\'' || c == '"') {
-      quoted = true;
-      std::size_t close = raw.find(c, i + 1);
-      if (close == std::string_view::npos) close = raw.size();
-      text.append(raw.substr(i + 1, close - i - 1));
-      i = close;
-    } else if (c == '\\' && i + 1 < raw.size()) {
-      quoted = true;
-      if (raw[i + 1] != '\n') text += raw[i + 1];
-      ++i;
-    } else {
-      text += c;
-    }
-  }
-  return {text, quoted};
-}
-
-}  // namespace
-
-bool Parser::ParseRedirect(std::vector<Redirect>* out) {
-  std::size_t k = Skip(pos_);
-  int fd = -1;
-  if (k < end_ && IsDigit(src_[k])) {
-    std::size_t d = k;
-    int value = 0;
-    while (d < end_ && IsDigit(src_[d])) value = std::min(value * 10 + (src_[d++] - '0'), 99999);
-    if (d >= end_ || (src_[d] != '<' && src_[d] != '>')) return false;
-    fd = value;
-    k = d;
-  } else if (k < end_ && src_[k] == '{') {
-    std::size_t d = k + 1;
-    while (d < end_ && IsNameChar(src_[d])) ++d;
-    if (d == k + 1 || d + 1 >= end_ || src_[d] != '}' || (src_[d + 1] != '<' && src_[d + 1] != '>')) {
-      return false;
-    }
-    fd = 10;  // {name}>: bash picks a descriptor of 10 or above
-    k = d + 1;
-  }
-  if (k >= end_) return false;
-  auto at = [&](std::size_t i) { return k + i < end_ ? src_[k + i] : '\0'; };
-  RedirectOp op;
-  std::size_t length = 1;
-  char c = at(0);
-  if (c == '<') {
-    if (at(1) == '(') return false;
-    if (at(1) == '<' && at(2) == '<') { op = RedirectOp::kHereString; length = 3; }
-    else if (at(1) == '<') { op = RedirectOp::kHeredoc; length = at(2) == '-' ? 3 : 2; }
-    else if (at(1) == '>') { op = RedirectOp::kInOut; length = 2; }
-    else if (at(1) == '&') { op = RedirectOp::kDupIn; length = 2; }
-    else { op = RedirectOp::kIn; }
-  } else if (c == '>') {
-    if (at(1) == '(') return false;
-    if (at(1) == '>') { op = RedirectOp::kAppend; length = 2; }
-    else if (at(1) == '|') { op = RedirectOp::kClobber; length = 2; }
-    else if (at(1) == '&') { op = RedirectOp::kDupOut; length = 2; }
-    else { op = RedirectOp::kOut; }
-  } else if (c == '&' && fd == -1 && at(1) == '>') {
-    if (at(2) == '>') { op = RedirectOp::kAppendOutErr; length = 3; }
-    else { op = RedirectOp::kOutErr; length = 2; }
-  } else {
-    return false;
-  }
-  bool strip_tabs = op == RedirectOp::kHeredoc && length == 3;
-  pos_ = k + length;
-  SkipBlanks();
-  Redirect redirect;
-  redirect.fd = fd;
-  redirect.op = op;
-  if (!ScanWord(redirect.target)) Error("expected a word after a redirection");
-  if (op == RedirectOp::kHeredoc) {
-    if (++state_.heredocs > state_.max_heredocs) {
-      SetLimit("more than " + std::to_string(state_.max_heredocs) + " heredocs");
-      return true;
-    }
-    Heredoc doc;
-    auto [delimiter, quoted] = HeredocDelimiter(
-        src_.substr(redirect.target.begin, redirect.target.end - redirect.target.begin));
-    doc.delimiter = std::move(delimiter);
-    doc.quoted = quoted;
-    doc.strip_tabs = strip_tabs;
-    redirect.heredoc_index = static_cast<std::uint32_t>(heredocs_.size());
-    heredocs_.push_back(std::move(doc));
-  }
-  out->push_back(std::move(redirect));
-  return true;
 }
 
 }  // namespace corral::policy::shell

@@ -66,11 +66,29 @@ struct SimpleCommand {
   int depth = 0;                 // nesting depth, for the recursion limit
   std::uint32_t pipeline_id = 0;
   std::uint32_t pipe_index = 0;  // > 0: standard input is the previous command's output
+  // Runs in the shell of the whole line, unconditionally, before the text
+  // after it: not in a subshell, substitution, function, loop, branch or
+  // after && / ||. (A pipeline or & after it is in ParseState.)
+  bool top_level = false;
+  bool in_function = false;  // inside a function body, as defined (not as called)
 };
 
 class Visitor {
  public:
   virtual void OnSimpleCommand(const SimpleCommand& command) = 0;
+  // A function definition, after its body's commands were reported: the
+  // body is bytes [begin, end) of `source`.
+  virtual void OnFunction(const Word& /*name*/, std::string_view /*source*/, std::size_t /*begin*/,
+                          std::size_t /*end*/, const Origin& /*origin*/) {}
+  // for/select NAME [in ITEMS]: NAME takes each item (the positional
+  // parameters when there is no `in`), reported before the body.
+  virtual void OnLoopVariable(const Word& /*name*/, std::span<const Word> /*items*/,
+                              bool /*has_list*/) {}
+  // ${NAME:=...} / ${NAME=...} (op '=') assign NAME; ${NAME@P} (op 'P')
+  // expands NAME's value as a prompt string, substitutions included.
+  // [begin, end) is where it stands in the original command line.
+  virtual void OnParameterOperator(std::string_view /*name*/, char /*op*/, std::size_t /*begin*/,
+                                   std::size_t /*end*/) {}
 
  protected:
   ~Visitor() = default;
@@ -86,6 +104,14 @@ struct ParseState {
   std::uint32_t pipelines = 0;
   std::uint32_t max_heredocs = 10000;
   std::uint32_t max_rewinds = 8;
+  // By pipeline id: pipelines of more than one command, and pipelines in a
+  // list put in the background with &. Their commands run in subshells.
+  std::vector<bool> subshell;
+  void MarkSubshell(std::uint32_t first, std::uint32_t last) {
+    if (subshell.size() <= last) subshell.resize(last + 1, false);
+    for (std::uint32_t id = first; id <= last; ++id) subshell[id] = true;
+  }
+  bool InSubshell(std::uint32_t id) const { return id < subshell.size() && subshell[id]; }
   std::string limit;  // set once a limit was hit; everything stops
   std::string error;  // the first syntax error, with its offset
   bool aborted() const { return !limit.empty(); }
@@ -98,6 +124,9 @@ class Parser {
 
   // Parses the whole text, reporting commands as it goes.
   void Run();
+  // Reports only the substitutions in the text, read as the inside of
+  // double quotes (a prompt string, a value bash evaluates later).
+  void RunExpansions();
 
  private:
   struct Heredoc {
@@ -113,6 +142,8 @@ class Parser {
     std::vector<Redirect> redirects;
     std::uint32_t pipeline_id = 0;
     std::uint32_t pipe_index = 0;
+    bool top_level = false;
+    bool in_function = false;
   };
   enum Term : std::uint32_t {
     kTermParen = 1u << 0,
@@ -130,16 +161,19 @@ class Parser {
   };
 
   // ---- grammar (shell_parser.cc)
+  bool Begin();  // counts this text's work; false (limit set) past the limits
   void ParseList(std::uint32_t terms);
   void ParseAndOr();
   void ParsePipeline();
   void ParseCommand(std::uint32_t pipeline_id, std::uint32_t pipe_index);
   void ParseCompound(Keyword keyword);
+  void ParseCompoundBody(Keyword keyword);
   void ParseIf();
   void ParseLoop();
   void ParseFor();
   void ParseCase();
   void ParseFunction();
+  void ParseFunctionBody(const Word& name);
   void ParseCondition();
   void ParseSubshell();
   void ParseArithCommand();
@@ -147,7 +181,8 @@ class Parser {
   void ParseTrailingRedirects();
   bool ParseRedirect(std::vector<Redirect>* out);
   void Emit(std::span<const Word> words, std::span<const Redirect> redirects,
-            std::uint32_t pipeline_id, std::uint32_t pipe_index);
+            std::uint32_t pipeline_id, std::uint32_t pipe_index, bool top_level,
+            bool in_function);
   void ExpectKeyword(Keyword keyword, const char* what);
   bool AtTerminator(std::uint32_t terms);
 
@@ -179,7 +214,11 @@ class Parser {
   void FinishBraces(Word& word);
   void ReadHeredocBodies();
   void ReadHeredocBody(Heredoc& doc);
-  void ScanHeredocExpansions(std::uint32_t begin, std::uint32_t end);
+  // Substitutions in bytes [begin, end) run here (heredoc bodies, and quoted
+  // text that bash evaluates: arithmetic, subscripts).
+  void ScanExpansionsIn(std::size_t begin, std::size_t end);
+  void ScanQuotedInEvaluation();  // a single-quoted string that bash evaluates anyway
+  void CheckEvaluatedWord(const Word& word);
   void ParseNested(std::string_view text, std::size_t raw_begin, std::size_t raw_end);
   void Error(std::string_view what);
   void SetLimit(std::string what);
@@ -196,10 +235,23 @@ class Parser {
   std::vector<Heredoc> heredocs_;
   std::size_t next_heredoc_ = 0;  // first heredoc whose body is unread
   std::vector<Deferred> deferred_;
+  bool outermost_ = false;   // the text of the whole command line
+  int nesting_ = 0;          // inside subshells, substitutions, compounds other than { }
+  int function_depth_ = 0;   // inside function bodies
+  bool conditional_ = false;  // after && or ||
 };
 
 // Parses a whole command line.
 void ParseShell(std::string_view source, const Origin& origin, Visitor& visitor,
                 ParseState& state, int depth);
+
+// Reports the substitutions in `text` read as the inside of double quotes.
+void ParseExpansions(std::string_view text, const Origin& origin, Visitor& visitor,
+                     ParseState& state, int depth);
+
+// True when `text` holds an array subscript with a substitution in it
+// (a[$(cmd)]): bash runs it wherever it evaluates the text as a name or a
+// number (arithmetic, test -v, printf -v, read, declare -n, ${!x}, ...).
+bool HasSubscriptCode(std::string_view text);
 
 }  // namespace corral::policy::shell

@@ -14,6 +14,9 @@ struct Seen {
   std::vector<std::uint32_t> flags;
   std::vector<std::string> bodies;  // heredoc bodies
   std::uint32_t pipe_index = 0;
+  std::uint32_t pipeline_id = 0;
+  bool top_level = false;
+  bool in_function = false;
 };
 
 class Collect : public Visitor {
@@ -35,22 +38,43 @@ class Collect : public Visitor {
       }
     }
     seen.pipe_index = command.pipe_index;
+    seen.pipeline_id = command.pipeline_id;
+    seen.top_level = command.top_level;
+    seen.in_function = command.in_function;
     commands.push_back(seen);
   }
+  void OnFunction(const Word& name, std::string_view source, std::size_t begin, std::size_t end,
+                  const Origin&) override {
+    functions.push_back(name.text + "=" + std::string(source.substr(begin, end - begin)));
+  }
+  void OnLoopVariable(const Word& name, std::span<const Word> items, bool has_list) override {
+    std::string seen = name.text + (has_list ? " in" : "");
+    for (const Word& item : items) seen += " " + item.text;
+    loops.push_back(seen);
+  }
+  void OnParameterOperator(std::string_view name, char op, std::size_t, std::size_t) override {
+    operators.push_back(std::string(name) + op);
+  }
   std::vector<Seen> commands;
+  std::vector<std::string> functions;
+  std::vector<std::string> loops;
+  std::vector<std::string> operators;
 };
 
 struct Parsed {
   std::vector<Seen> commands;
   std::string error;
+  Collect collect;
+  ParseState state;
 };
 
 Parsed Parse(std::string_view text) {
-  Collect collect;
-  ParseState state;
-  state.work_limit = 1 << 24;
-  ParseShell(text, Origin{}, collect, state, 0);
-  return {collect.commands, state.error};
+  Parsed parsed;
+  parsed.state.work_limit = 1 << 24;
+  ParseShell(text, Origin{}, parsed.collect, parsed.state, 0);
+  parsed.commands = parsed.collect.commands;
+  parsed.error = parsed.state.error;
+  return parsed;
 }
 
 std::vector<std::string> FirstWords(std::string_view text) {
@@ -150,6 +174,59 @@ TEST(Parser, SyntaxErrorsAreRecordedAndParsingGoesOn) {
   Parsed p = Parse("a; )\nb; fi; c \"");
   EXPECT_FALSE(p.error.empty());
   EXPECT_EQ(FirstWords("a; )\nb; fi; c \""), (Words{"a", "b", "c"}));
+}
+
+TEST(Parser, TopLevelCommandsRunUnconditionallyInThisShell) {
+  Parsed p = Parse("a; { b; }; c && d; (e); $(f); if g; then h; fi; i | j; k &\nl; m(){ n; }");
+  std::vector<std::string> top;
+  for (const Seen& seen : p.commands) {
+    if (seen.top_level) top.push_back(seen.words[0]);
+  }
+  // i heads its pipeline and k its list: ParseState says they are piped or
+  // in the background. $(f) as a command is the outer shell's; f is not.
+  EXPECT_EQ(top, (Words{"a", "b", "c", "$", "i", "k", "l"}));
+  for (const Seen& seen : p.commands) {
+    bool subshell = seen.words[0] == "i" || seen.words[0] == "j" || seen.words[0] == "k";
+    EXPECT_EQ(p.state.InSubshell(seen.pipeline_id), subshell) << seen.words[0];
+  }
+  for (const Seen& seen : p.commands) {
+    EXPECT_EQ(seen.in_function, seen.words[0] == "n") << seen.words[0];
+  }
+}
+
+TEST(Parser, ReportsFunctionsLoopVariablesAndParameterOperators) {
+  Parsed p = Parse("f() { a \"$@\"; }; function g { b; }; for x in 1 $y; do :; done; for z; do :; "
+                   "done; echo ${v:=1} ${w=2} ${p@P} ${q:-3}");
+  EXPECT_EQ(p.collect.functions, (Words{"f={ a \"$@\"; }", "g={ b; }"}));
+  EXPECT_EQ(p.collect.loops, (Words{"x in 1 \x1f", "z"}));
+  EXPECT_EQ(p.collect.operators, (Words{"v=", "w=", "pP"}));
+}
+
+TEST(Parser, QuotedSubscriptCodeIsReportedWhereBashEvaluatesIt) {
+  // 'a[$(x)]' as a word, in $(( '...' )), in ${a['...']}, in [[ ]] and
+  // in a for list: bash evaluates the subscript, so x runs.
+  EXPECT_EQ(FirstWords("test -v 'a[$(x)]'"), (Words{"x", "test"}));
+  EXPECT_EQ(FirstWords("echo $(( '$(x)' ))"), (Words{"x", "echo"}));
+  EXPECT_EQ(FirstWords("echo ${a['$(x)']}"), (Words{"x", "echo"}));
+  EXPECT_EQ(FirstWords("[[ -v 'a[`x`]' ]]"), (Words{"x"}));
+  EXPECT_EQ(FirstWords("echo '$(x)' ${y:-'$(z)'}"), (Words{"echo"}));  // data, not evaluated
+}
+
+TEST(Parser, ArrayAssignmentsAreMarked) {
+  Parsed p = Parse("a=(x y) b=c");
+  ASSERT_EQ(p.commands.size(), 1u);
+  EXPECT_TRUE(p.commands[0].flags[0] & kArray);
+  EXPECT_FALSE(p.commands[0].flags[1] & kArray);
+}
+
+TEST(Parser, NulEndsAnAnsiCString) {
+  // Bash cuts $'...' at a NUL, however it is written.
+  for (const char* text : {"$'aw\\0zz's", "$'aw\\x00z's", "$'aw\\c@z's", "$'aw\\u0000z's",
+                           "$'aw\\000z's", "$'aw\\U00000000z's"}) {
+    Parsed p = Parse(text);
+    ASSERT_EQ(p.commands.size(), 1u) << text;
+    EXPECT_EQ(p.commands[0].words[0], "aws") << text;
+  }
 }
 
 TEST(Origin, MapsNestedTextBack) {
