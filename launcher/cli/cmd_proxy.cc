@@ -116,10 +116,15 @@ void AddProxyCommand(CLI::App& app, Globals& globals) {
       "  corral proxy --listen 127.0.0.1:3128 --allow '*.example.com' --allow pypi.org\n"
       "  corral proxy --listen unix:/run/corral/proxy.sock --token \"$TOKEN\"\n");
   sub->add_option("--listen", options->listen, "HOST:PORT or unix:PATH (port 0 picks a free one)");
-  sub->add_option("--allow", options->allow, "Allowed host: name, *.name, optional :port (repeat)");
-  sub->add_option("--deny", options->deny, "Denied host, wins over --allow (repeat)");
+  // allow_extra_args(false): one entry per flag, taken as written (CLI11 would
+  // otherwise read `[2001:db8::10]` as a list and drop the brackets).
+  sub->add_option("--allow", options->allow, "Allowed host: name, *.name, optional :port (repeat)")
+      ->allow_extra_args(false);
+  sub->add_option("--deny", options->deny, "Denied host, wins over --allow (repeat)")
+      ->allow_extra_args(false);
   sub->add_option("--allow-address", options->allow_address,
-                  "IP or CIDR the proxy may dial although private or local (repeat)");
+                  "IP or CIDR the proxy may dial although private or local (repeat)")
+      ->allow_extra_args(false);
   sub->add_option("--hosts", options->hosts_file, "hosts(5) file consulted before DNS")
       ->check(CLI::ExistingFile);
   sub->add_option("--token", options->token, "Require Proxy-Authorization Basic with this password");

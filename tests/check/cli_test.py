@@ -102,6 +102,19 @@ class CliTest(unittest.TestCase):
         self.assertEqual(self.run_corral("check").returncode, 2)
         self.assertEqual(self.run_corral("check", "--bogus").returncode, 2)
 
+    def test_proxy_takes_a_bracketed_ipv6_allow_entry(self):
+        proxy = subprocess.Popen([CORRAL, "proxy", "--listen", "127.0.0.1:0", "--log", "none",
+                                  "--allow", "[2001:db8::10]"], text=True,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env)
+        try:
+            # A refused entry ends the proxy at once with an error.
+            with self.assertRaises(subprocess.TimeoutExpired):
+                proxy.wait(timeout=2)
+        finally:
+            proxy.kill()
+            _, err = proxy.communicate()
+        self.assertNotIn("brackets", err)
+
     def test_check_words_joined(self):
         out = self.run_corral("check", "--json", "--", "git", "push", "origin", "--force")
         self.assertEqual(out.returncode, 1)
