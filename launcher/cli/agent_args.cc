@@ -6,6 +6,8 @@
 // The split is made before CLI11 parses: CLI11 keeps reading options after a
 // positional, takes `[a,b]` apart as a list, and hands a subcommand's words
 // after `--` to the top level, any of which would change the agent's words.
+#include <algorithm>
+
 #include "launcher/cli/cli.h"
 
 namespace corral::cli {
@@ -28,45 +30,36 @@ bool TakesNextWord(const CLI::App& app, const std::string& word) {
 }  // namespace
 
 AgentSplit SplitAgentCommand(const CLI::App& app, const std::vector<std::string>& args) {
-  AgentSplit split;
   const CLI::App* at = &app;  // the top level until a subcommand's name is read
   bool taking_agent = false;
-  std::size_t i = 0;
-  for (; i < args.size(); ++i) {
-    const std::string& word = args[i];
-    if (word == "--") {
-      if (taking_agent) ++i;  // `corral run -- AGENT ...`
+  std::size_t end = 0;                 // corral's words are args[0, end)
+  std::size_t agent_at = args.size();  // the agent's start here
+  for (; end < args.size(); ++end) {
+    const std::string& word = args[end];
+    if (word == "--") {  // `corral run [OPTIONS] -- AGENT ...`
+      agent_at = end + 1;
       break;
     }
     if (word.size() > 1 && word[0] == '-') {
-      if (TakesNextWord(*at, word)) ++i;
+      if (TakesNextWord(*at, word)) ++end;
       continue;
     }
-    if (at == &app) {
-      auto subs = app.get_subcommands([&word](const CLI::App* sub) { return sub->check_name(word); });
-      if (subs.empty()) break;  // a typo: CLI11 says so
-      at = subs.front();
-      taking_agent = false;
-      for (const Command& command : Commands()) {
-        if (word == command.name) taking_agent = command.takes_agent;
-      }
-      if (!taking_agent) break;  // other commands parse all their words
-      continue;
+    if (at != &app) {  // the agent's name
+      agent_at = end;
+      break;
     }
-    break;  // the agent's name
-  }
-  if (!taking_agent || i >= args.size()) {
-    split.corral_words = args;
-    if (taking_agent && i >= args.size() && !args.empty() && args.back() == "--") {
-      split.corral_words.pop_back();
+    auto subs = app.get_subcommands([&word](const CLI::App* sub) { return sub->check_name(word); });
+    if (subs.empty()) break;  // a typo: CLI11 says so
+    at = subs.front();
+    for (const Command& command : Commands()) {
+      if (word == command.name) taking_agent = command.takes_agent;
     }
-    return split;
+    if (!taking_agent) break;  // other commands parse all their words
   }
-  split.corral_words.assign(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(i));
-  if (!split.corral_words.empty() && split.corral_words.back() == "--") {
-    split.corral_words.pop_back();
-  }
-  split.agent_command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+  if (!taking_agent) return {args, {}};
+  end = std::min(end, args.size());  // an option's value was missing at the end
+  auto at_index = [&args](std::size_t i) { return args.begin() + static_cast<std::ptrdiff_t>(i); };
+  AgentSplit split{{args.begin(), at_index(end)}, {at_index(agent_at), args.end()}};
   // `corral run claude -- --resume x` passes `--resume x`, as if without the `--`.
   if (split.agent_command.size() >= 2 && split.agent_command[1] == "--") {
     split.agent_command.erase(split.agent_command.begin() + 1);

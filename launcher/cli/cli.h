@@ -14,8 +14,6 @@
 
 namespace corral::cli {
 
-// The command-line surface: the subcommand table and what every command
-// shares. Private to launcher/ (the corral executable).
 // Options every command accepts, and the exit code the chosen command sets.
 struct Globals {
   std::string config_path;         // --config

@@ -91,6 +91,11 @@ class CliTest(unittest.TestCase):
         self.assertEqual(out.returncode, 2)
         self.assertIn("--bogus", out.stderr)
 
+    def test_option_value_missing_at_the_end_is_a_usage_error(self):
+        out = self.run_corral("spec", "--image")
+        self.assertEqual(out.returncode, 2, out.stderr)
+        self.assertIn("--image", out.stderr)
+
     def test_run_help_shows_the_forms(self):
         out = self.run_corral("run", "--help")
         self.assertEqual(out.returncode, 0)
