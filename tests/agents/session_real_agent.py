@@ -28,6 +28,9 @@ sys.path.insert(0, str(HERE))
 import scripted_model as sm  # noqa: E402
 import agent_env  # noqa: E402
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "engines"))
+import started  # noqa: E402  (tests/engines/started.py)
+
 ENGINE, CORRAL, SHIM = sys.argv[1], sys.argv[2], sys.argv[3]
 AGENTS = sys.argv[4:] or ["claude", "codex"]
 TOP = HERE.parent.parent
@@ -47,14 +50,7 @@ def run(cmd, **kw):
 
 
 def start_engine():
-    r = run([str(TOP / "tests/engines/start"), ENGINE])
-    if r.returncode != 0:
-        print(r.stdout + r.stderr)
-        if os.environ.get("CORRAL_REQUIRE_ENGINES") == "1":
-            print(f"FAIL {ENGINE} could not start (CORRAL_REQUIRE_ENGINES=1)")
-            sys.exit(1)
-        print(f"SKIP {ENGINE} could not start")
-        sys.exit(0)
+    started.start_engine(ENGINE)
 
 
 class Session:

@@ -26,6 +26,9 @@ import time
 AGENTS = ["claude", "codex", "gemini", "opencode", "copilot", "amp", "qwen", "droid", "kimi",
           "pi"]
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "engines"))
+import started  # noqa: E402  (tests/engines/started.py)
+
 ENGINE, CORRAL = sys.argv[1], sys.argv[2]
 WANTED = sys.argv[3:] or AGENTS
 HERE = pathlib.Path(__file__).resolve().parent
@@ -54,14 +57,7 @@ def run(cmd, **kw):
 
 
 def start_engine():
-    r = run([str(TOP / "tests/engines/start"), ENGINE])
-    if r.returncode != 0:
-        print(r.stdout + r.stderr)
-        if os.environ.get("CORRAL_REQUIRE_ENGINES") == "1":
-            print(f"FAIL {ENGINE} could not start (CORRAL_REQUIRE_ENGINES=1)")
-            sys.exit(1)
-        print(f"SKIP {ENGINE} could not start")
-        sys.exit(0)
+    started.start_engine(ENGINE)
 
 
 def agent_images():

@@ -23,6 +23,9 @@ import time
 import http.server
 import functools
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "engines"))
+import started  # noqa: E402  (tests/engines/started.py)
+
 ENGINE, CORRAL, SHIM = sys.argv[1], sys.argv[2], sys.argv[3]
 # tests/engines/as_user: an engine started for the ordinary user this runs as.
 SOCKET = os.environ.get("CORRAL_TEST_ENGINE_SOCKET") or f"/run/corral-test/{ENGINE}.sock"
@@ -50,14 +53,7 @@ def free_port():
 def start_engine():
     if os.environ.get("CORRAL_TEST_ENGINE_SOCKET"):
         return  # started, with the images, by tests/engines/as_user
-    r = run([str(TOP / "tests/engines/start"), ENGINE])
-    if r.returncode != 0:
-        print(r.stdout + r.stderr)
-        if os.environ.get("CORRAL_REQUIRE_ENGINES") == "1":
-            print(f"FAIL {ENGINE} could not start (CORRAL_REQUIRE_ENGINES=1)")
-            sys.exit(1)
-        print(f"SKIP {ENGINE} could not start")
-        sys.exit(0)
+    started.start_engine(ENGINE)
     r = run([str(TOP / "tests/engines/tools_image"), ENGINE])
     if r.returncode != 0:
         print(r.stdout + r.stderr)
