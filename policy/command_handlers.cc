@@ -1,6 +1,6 @@
 // What particular programs run: shells given code or standard input, eval,
-// source, env, echo/printf feeding a shell, at, ssh/rsync option code, and
-// every generic wrapper from wrappers.cc (the rest is in command_tools.cc).
+// source, echo/printf feeding a shell, at, and every generic wrapper from
+// wrappers.cc; the table of which handler reads which program.
 #include <algorithm>
 #include <unordered_map>
 
@@ -28,6 +28,8 @@ namespace {
 enum class Kind : std::uint8_t {
   kOther, kShell, kEval, kSource, kEnv, kXargs, kFind, kFd, kParallel, kEcho, kDownloader,
   kDeclare, kBuiltin, kCommand, kExec, kAlias, kTrap, kInline, kHash, kAt, kRemoteShell,
+  kMake, kNpm, kTar, kZip, kSed, kM4, kVim, kSocat, kCmake, kTcl, kHistory, kNames, kSet,
+  kShift, kLocate,
 };
 
 Kind KindOf(std::string_view name) {
@@ -47,9 +49,26 @@ Kind KindOf(std::string_view name) {
     }
     for (std::string_view n : {"python", "python2", "python3", "pypy", "pypy3", "perl", "ruby",
                                "node", "nodejs", "lua", "luajit", "Rscript", "osascript", "bun",
-                               "deno", "tclsh", "awk", "gawk", "php"}) {
+                               "deno", "awk", "gawk", "mawk", "nawk", "php"}) {
       map->emplace(n, Kind::kInline);
     }
+    const std::pair<std::string_view, Kind> runners[] = {
+        {"make", Kind::kMake},     {"gmake", Kind::kMake},      {"npm", Kind::kNpm},
+        {"pnpm", Kind::kNpm},      {"yarn", Kind::kNpm},        {"tar", Kind::kTar},
+        {"gtar", Kind::kTar},      {"bsdtar", Kind::kTar},      {"zip", Kind::kZip},
+        {"sed", Kind::kSed},       {"gsed", Kind::kSed},        {"m4", Kind::kM4},
+        {"gm4", Kind::kM4},        {"vim", Kind::kVim},         {"vi", Kind::kVim},
+        {"ex", Kind::kVim},        {"view", Kind::kVim},        {"nvim", Kind::kVim},
+        {"gvim", Kind::kVim},      {"vimdiff", Kind::kVim},     {"rvim", Kind::kVim},
+        {"rview", Kind::kVim},     {"evim", Kind::kVim},        {"socat", Kind::kSocat},
+        {"cmake", Kind::kCmake},   {"expect", Kind::kTcl},      {"tclsh", Kind::kTcl},
+        {"wish", Kind::kTcl},      {"jimsh", Kind::kTcl},       {"history", Kind::kHistory},
+        {"fc", Kind::kHistory},    {"read", Kind::kNames},      {"mapfile", Kind::kNames},
+        {"readarray", Kind::kNames}, {"getopts", Kind::kNames}, {"compgen", Kind::kNames},
+        {"complete", Kind::kNames}, {"set", Kind::kSet},        {"shift", Kind::kShift},
+        {"which", Kind::kLocate},  {"type", Kind::kLocate},     {"whereis", Kind::kLocate},
+        {"readlink", Kind::kLocate}, {"realpath", Kind::kLocate}};
+    for (const auto& [n, kind] : runners) map->emplace(n, kind);
     const std::pair<std::string_view, Kind> single[] = {
         {"eval", Kind::kEval},         {"source", Kind::kSource},   {".", Kind::kSource},
         {"env", Kind::kEnv},           {"xargs", Kind::kXargs},     {"find", Kind::kFind},
@@ -67,6 +86,12 @@ Kind KindOf(std::string_view name) {
   if (name.starts_with("python")) return Kind::kInline;
   return Kind::kOther;
 }
+
+}  // namespace
+
+bool IsShellName(std::string_view name) { return KindOf(name) == Kind::kShell; }
+
+namespace {
 
 bool IsStdinPath(std::string_view path) {
   return path == "/dev/stdin" || path == "/dev/fd/0" || path == "/proc/self/fd/0";
@@ -112,7 +137,9 @@ void Walker::Dispatch(std::string_view name, std::span<const Arg> args, const Ct
     case Kind::kFind: return HandleFind(args, ctx, "");
     case Kind::kFd: return HandleFind(args, ctx, "fd");
     case Kind::kParallel: return HandleParallel(args, ctx);
-    case Kind::kEcho: return RecordEcho(name, args, ctx);
+    case Kind::kEcho:
+      if (name == "printf") HandleNameWriters(name, args, ctx);  // printf -v NAME
+      return RecordEcho(name, args, ctx);
     case Kind::kInline: return HandleInlineCode(name, args, ctx);
     case Kind::kDownloader:
       // Only recent downloads can feed a shell; keeping a few bounds the work.
@@ -124,17 +151,46 @@ void Walker::Dispatch(std::string_view name, std::span<const Arg> args, const Ct
       downloader_pipelines_.push_back(ctx.command->pipeline_id);
       downloads_.emplace_back(args[0].begin, args.back().end);
       return;
-    case Kind::kDeclare:
+    case Kind::kDeclare: {
+      // declare -n / -i / -l / -u / -a ...: the value is not the text
+      // assigned (a reference, a number, another case, an array).
+      bool transforms = false;
       for (const Arg& arg : args.subspan(1)) {
-        if (arg.flags & shell::kAssignment) RecordAssignment(arg, ctx);
+        if (arg.option() && arg.text[0] == '-' &&
+            arg.text.find_first_of("nilucaA") != std::string_view::npos) {
+          transforms = true;
+        }
+      }
+      for (const Arg& arg : args.subspan(1)) {
+        if (arg.option()) continue;
+        if (transforms) {
+          std::size_t eq = arg.text.find('=');
+          MarkWritten(std::span<const Arg>(&arg, 1));
+          if (eq != std::string_view::npos) {
+            Arg name = arg;
+            name.text = arg.text.substr(0, eq);
+            MarkWritten(std::span<const Arg>(&name, 1));
+            Arg target = arg;
+            target.text = arg.text.substr(eq + 1);  // declare -n r=x: writes through r reach x
+            if (target.literal() && shell::IsName(target.text)) {
+              MarkWritten(std::span<const Arg>(&target, 1));
+            }
+          }
+        } else if (arg.flags & shell::kAssignment) {
+          RecordAssignment(arg, ctx, name != "local");
+        }
       }
       return;
+    }
     case Kind::kBuiltin: return Resolve(args.subspan(1), ctx);
     case Kind::kCommand: {
       // command -v / -V only look the name up.
       std::size_t i = 1;
       for (; i < args.size() && args[i].option() && args[i].text != "--"; ++i) {
-        if (args[i].text.find_first_of("vV") != std::string_view::npos) return;
+        if (args[i].text.find_first_of("vV") != std::string_view::npos) {
+          RecordLocate(args);  // $(command -v aws): a listed program's path
+          return;
+        }
       }
       if (i < args.size() && args[i].text == "--") ++i;
       return Resolve(args.subspan(std::min(i, args.size())), ctx);
@@ -166,6 +222,28 @@ void Walker::Dispatch(std::string_view name, std::span<const Arg> args, const Ct
         if (args[i].text == "-p") Resolve(args.subspan(i + 1, 1), ctx);
       }
       return;
+    case Kind::kMake: return HandleMake(args, ctx);
+    case Kind::kNpm:
+      HandleNpm(name, args, ctx);
+      return RunWrapper(name, args, ctx);  // npm exec / npx ...
+    case Kind::kTar: return HandleTar(args, ctx);
+    case Kind::kZip: return HandleZip(args, ctx);
+    case Kind::kSed: return HandleSed(args, ctx);
+    case Kind::kM4: return HandleM4(args, ctx);
+    case Kind::kVim: return HandleVim(args, ctx);
+    case Kind::kSocat: return HandleSocat(args, ctx);
+    case Kind::kCmake: return HandleCmake(args, ctx);
+    case Kind::kTcl: return HandleTcl(name, args, ctx);
+    case Kind::kHistory: return HandleHistory(name, args, ctx);
+    case Kind::kNames: return HandleNameWriters(name, args, ctx);
+    case Kind::kSet: return HandleSet(args, ctx);
+    case Kind::kShift:
+      // The function's $1... move: what they hold is no longer followed.
+      if (!frames_.empty() && frames_.back().mode == Frame::Mode::kBound) {
+        frames_.back().mode = Frame::Mode::kUnknown;
+      }
+      return;
+    case Kind::kLocate: return RecordLocate(args);
     case Kind::kAt:
       // at / batch run the commands they read, unless given -f FILE.
       for (const Arg& arg : args.subspan(1)) {
@@ -173,37 +251,7 @@ void Walker::Dispatch(std::string_view name, std::span<const Arg> args, const Ct
       }
       return ReadsStdin(name, ctx);
     case Kind::kRemoteShell:
-      // Option values that run locally as shell code: ssh -o ProxyCommand=,
-      // rsync -e / --rsh= / --rsync-path=.
-      for (std::size_t i = 1; i < args.size(); ++i) {
-        std::string_view t = args[i].text;
-        const Arg* value = &args[i];
-        std::size_t offset = 0;
-        if ((t == "-o" || t == "-e") && i + 1 < args.size()) {
-          value = &args[++i];
-          t = value->text;
-          if (args[i - 1].text == "-e") {
-            ParseCodeArg(name, *value, 0, ctx);
-            continue;
-          }
-        } else if (t.starts_with("-o")) {
-          offset = 2;
-        } else if (t.starts_with("--rsh=") || t.starts_with("--rsync-path=")) {
-          ParseCodeArg(name, *value, t.find('=') + 1, ctx);
-          continue;
-        } else {
-          continue;
-        }
-        std::string_view option = t.substr(offset);
-        for (std::string_view key : {"ProxyCommand", "LocalCommand", "KnownHostsCommand"}) {
-          if (option.size() > key.size() && option.starts_with(key) &&
-              (option[key.size()] == '=' || option[key.size()] == ' ')) {
-            ParseCodeArg(name, *value, offset + key.size() + 1, ctx);
-          }
-        }
-      }
-      if (name == "ssh") RunWrapper(name, args, ctx);
-      return;
+      return HandleRemoteShell(name, args, ctx);
     case Kind::kOther:
       if (IsWrapperName(name)) RunWrapper(name, args, ctx);
       return;
@@ -268,6 +316,10 @@ void Walker::StdinShell(std::string_view name, const Ctx& ctx) {
 void Walker::HandleShell(std::string_view name, std::span<const Arg> args, const Ctx& ctx) {
   bool code = false;
   bool from_stdin = false;
+  bool interactive = false;
+  bool login = false;
+  bool norc = false;
+  const Arg* rcfile = nullptr;
   std::size_t i = 1;
   while (i < args.size()) {
     const Arg& arg = args[i];
@@ -278,6 +330,9 @@ void Walker::HandleShell(std::string_view name, std::span<const Arg> args, const
       break;
     }
     if (t.starts_with("--")) {
+      if ((t == "--rcfile" || t == "--init-file") && i + 1 < args.size()) rcfile = &args[i + 1];
+      if (t == "--login") login = true;
+      if (t == "--norc") norc = true;
       i += (t == "--rcfile" || t == "--init-file") ? 2 : 1;
       continue;
     }
@@ -286,12 +341,25 @@ void Walker::HandleShell(std::string_view name, std::span<const Arg> args, const
       for (char c : t.substr(1)) {
         if (c == 'c') code = true;
         if (c == 's') from_stdin = true;
+        if (c == 'i' && t[0] == '-') interactive = true;
+        if (c == 'l' && t[0] == '-') login = true;
         if (c == 'o' || c == 'O') ++extra;
       }
       i += 1 + extra;
       continue;
     }
     break;
+  }
+  // Startup files written earlier in the line run first.
+  if (rcfile != nullptr) {
+    RunWrittenFile(rcfile->text, true, Language::kShell, *rcfile, ctx);
+  } else if (interactive && !norc) {
+    RunStartupFile(".bashrc", args[0], ctx);
+  }
+  if (login) {
+    for (std::string_view file : {".bash_profile", ".bash_login", ".profile"}) {
+      RunStartupFile(file, args[0], ctx);
+    }
   }
   if (code) {
     Danger(DangerousMatch{std::string(kShellString), std::string(name) + " -c runs a string as shell code"});
@@ -301,7 +369,20 @@ void Walker::HandleShell(std::string_view name, std::span<const Arg> args, const
       }
       return;
     }
+    // bash -c CODE NAME ARGS: ARGS are the code's $1, $2, ...
+    Frame frame{ctx.appended ? Frame::Mode::kUnknown : Frame::Mode::kBound, {}};
+    for (std::size_t k = i + 2; k < args.size(); ++k) {
+      bool placeholder = !active_replace_.empty() &&
+                         args[k].text.find(active_replace_) != std::string_view::npos;
+      if (args[k].literal() && !placeholder) {
+        frame.params.emplace_back(std::string(args[k].text));
+      } else {
+        frame.params.emplace_back(std::nullopt);
+      }
+    }
+    frames_.push_back(std::move(frame));
     ParseCodeArg(std::string(name) + " -c", args[i], 0, ctx);
+    frames_.pop_back();
     return;
   }
   if (i < args.size() && !from_stdin) {
@@ -313,7 +394,11 @@ void Walker::HandleShell(std::string_view name, std::span<const Arg> args, const
       CheckDownloadInto(script);
       return;
     }
-    if (!(script.literal() && IsStdinPath(script.text))) return;  // a script file
+    if (!(script.literal() && IsStdinPath(script.text))) {
+      // A script file: known when it was written earlier in the line.
+      if (script.literal()) RunWrittenFile(script.text, true, Language::kShell, script, ctx);
+      return;
+    }
   }
   if (ctx.appended && !from_stdin) return;  // xargs bash: input words are script files
   ReadsStdin(name, ctx);
@@ -348,24 +433,7 @@ void Walker::ReadsStdin(std::string_view name, const Ctx& ctx) {
       command.origin->Map(command.words.empty() ? 0 : command.words.front().begin,
                           command.words.empty() ? 0 : command.words.back().end);
   if (input != nullptr && input->op == shell::RedirectOp::kHeredoc) {
-    std::string_view raw =
-        command.source.substr(input->body_begin, input->body_end - input->body_begin);
-    if (input->body_quoted) {
-      ParseText(raw, input->body_begin, input->body_end, ctx);
-      return;
-    }
-    // An unquoted body reaches the shell after \$ \` \\ and \newline are undone.
-    std::string body;
-    for (std::size_t k = 0; k < raw.size(); ++k) {
-      if (raw[k] == '\\' && k + 1 < raw.size() &&
-          (raw[k + 1] == '$' || raw[k + 1] == '`' || raw[k + 1] == '\\' || raw[k + 1] == '\n')) {
-        if (raw[k + 1] != '\n') body += raw[k + 1];
-        ++k;
-        continue;
-      }
-      body += raw[k];
-    }
-    ParseText(body, input->body_begin, input->body_end, ctx);
+    ParseText(HeredocText(command, *input), input->body_begin, input->body_end, ctx);
     return;
   }
   if (input != nullptr && input->op == shell::RedirectOp::kHereString) {
@@ -376,6 +444,13 @@ void Walker::ReadsStdin(std::string_view name, const Ctx& ctx) {
     return;
   }
   if (input != nullptr) {
+    if (input->op == shell::RedirectOp::kIn && input->target.literal()) {
+      const WrittenFile* file = files_.Find(input->target.text, true);
+      if (file != nullptr && file->kind == WrittenFile::Kind::kText) {
+        ParseText(file->content, input->target.begin, input->target.end, ctx);
+        return;
+      }
+    }
     Undetermined(std::string(name) + " reads its commands from a file or descriptor", &program);
     return;
   }
@@ -395,22 +470,13 @@ void Walker::ReadsStdin(std::string_view name, const Ctx& ctx) {
 }
 
 void Walker::RecordEcho(std::string_view name, std::span<const Arg> args, const Ctx& ctx) {
-  // echo 'aws s3 ls' | sh: the text the shell reads is known.
-  std::size_t i = 1;
-  if (name == "echo") {
-    while (i < args.size() && OneOf(args[i].text, {"-n", "-e", "-E", "-ne", "-en"})) ++i;
-  } else if (i < args.size() && args[i].text.find('%') != std::string_view::npos) {
-    ++i;  // printf FORMAT ARGS: the arguments carry the text
-  }
-  if (i >= args.size()) return;
-  std::string text;
-  for (std::size_t k = i; k < args.size(); ++k) {
-    if (!args[k].literal()) return;
-    if (!text.empty()) text += name == "echo" ? ' ' : '\n';
-    text.append(args[k].text);
-  }
-  echo_ = Echo{ctx.command->pipeline_id, ctx.command->pipe_index, std::move(text), args[i].raw_begin,
-               args.back().raw_end};
+  // echo 'aws s3 ls' | sh: the text the next command reads is known.
+  (void)name;
+  if (args.size() < 2) return;
+  std::optional<std::string> text = OutputOf(args, ctx);
+  if (!text) return;
+  echo_ = Echo{ctx.command->pipeline_id, ctx.command->pipe_index, std::move(*text),
+               args[1].raw_begin, args.back().raw_end};
 }
 
 void Walker::HandleEval(std::span<const Arg> args, const Ctx& ctx) {
@@ -428,116 +494,21 @@ void Walker::HandleSource(std::span<const Arg> args, const Ctx& ctx) {
     CheckDownloadInto(file);
     return;
   }
-  if (file.literal() && IsStdinPath(file.text)) ReadsStdin("source", ctx);
+  if (file.literal() && IsStdinPath(file.text)) {
+    ReadsStdin("source", ctx);
+    return;
+  }
+  // A file written earlier in the line runs here; one on disk may set any
+  // variable, so none is known after it.
+  if (!file.literal() || !RunWrittenFile(file.text, true, Language::kShell, file, ctx)) {
+    vars_.MarkAllUnknown();
+  }
 }
 
-void Walker::HandleEnv(std::span<const Arg> original, const Ctx& ctx) {
-  // The words are copied only when env -S splits one: env env env ... stays
-  // linear.
-  std::span<const Arg> args = original;
-  std::vector<Arg> owned;
-  std::size_t i = 1;
-  auto split_into = [&](std::size_t at, std::size_t remove, const Arg& source,
-                        std::string_view text) {
-    if (owned.empty()) owned.assign(args.begin(), args.end());
-    std::vector<Arg> pieces;
-    for (std::string& word : SplitEnvString(text)) {
-      ctx.storage->push_front(std::move(word));
-      Arg piece = source;
-      piece.text = ctx.storage->front();
-      piece.flags = 0;
-      pieces.push_back(piece);
-    }
-    owned.erase(owned.begin() + static_cast<std::ptrdiff_t>(at),
-                owned.begin() + static_cast<std::ptrdiff_t>(std::min(at + remove, owned.size())));
-    owned.insert(owned.begin() + static_cast<std::ptrdiff_t>(at), pieces.begin(), pieces.end());
-    args = owned;
-  };
-  int splits = 0;
-  while (i < args.size()) {
-    Arg arg = args[i];
-    std::string_view t = arg.text;
-    if (arg.literal() && arg.option()) {
-      if (t == "--") {
-        ++i;
-        break;
-      }
-      std::string_view split_text;
-      std::size_t split_remove = 0;
-      const Arg* split_word = &arg;
-      if (t.starts_with("--")) {
-        std::size_t eq = t.find('=');
-        std::string_view name = t.substr(2, eq == std::string_view::npos ? eq : eq - 2);
-        if (name == "split-string") {
-          if (eq != std::string_view::npos) {
-            split_text = t.substr(eq + 1);
-            split_remove = 1;
-          } else if (i + 1 < args.size()) {
-            split_word = &args[i + 1];
-            split_text = args[i + 1].text;
-            split_remove = 2;
-          }
-        } else {
-          i += (eq == std::string_view::npos && (name == "unset" || name == "chdir")) ? 2 : 1;
-          continue;
-        }
-      } else {
-        std::size_t skip = 1;
-        for (std::size_t k = 1; k < t.size(); ++k) {
-          char c = t[k];
-          if (c == 'S') {
-            if (k + 1 < t.size()) {
-              split_text = t.substr(k + 1);
-              split_remove = 1;
-            } else if (i + 1 < args.size()) {
-              split_word = &args[i + 1];
-              split_text = args[i + 1].text;
-              split_remove = 2;
-            }
-            break;
-          }
-          if (c == 'u' || c == 'C' || c == 'P') {
-            skip = k + 1 < t.size() ? 1 : 2;
-            break;
-          }
-        }
-        if (split_remove == 0) {
-          i += skip;
-          continue;
-        }
-      }
-      if (split_remove == 0) {
-        ++i;
-        continue;
-      }
-      if (!split_word->literal()) {
-        Undetermined("the command env -S splits is only known when it runs", split_word);
-        return;
-      }
-      if (++splits > 8) return;
-      // env -S "aws s3 ls": the split words take the option's place and are
-      // read again as env's own arguments.
-      Arg source = *split_word;
-      std::string kept(split_text);
-      split_into(i, split_remove, source, kept);
-      continue;
-    }
-    if (t == "-") {
-      ++i;
-      continue;
-    }
-    std::size_t eq = t.find('=');
-    if (eq != std::string_view::npos && eq > 0 && !(arg.flags & shell::kExpansion && eq > t.find(shell::kExpansionMark))) {
-      RecordAssignment(arg, ctx);
-      ++i;
-      continue;
-    }
-    break;
-  }
-  if (i < args.size()) {
-    Resolve(args.subspan(i), ctx);
-  } else if (ctx.appended) {
-    Undetermined("the command env runs comes from its input", &args[0]);
+void Walker::RunStartupFile(std::string_view file, const Arg& word, const Ctx& ctx) {
+  const WrittenFile* written = files_.Find(file, false);
+  if (written != nullptr && shell::Basename(written->path) == file) {
+    RunWrittenFile(written->path, true, Language::kShell, word, ctx);
   }
 }
 

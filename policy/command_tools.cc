@@ -1,14 +1,164 @@
-// Programs that run commands in their own ways: xargs, find -exec / fd -x,
-// parallel, git (global options, aliases, code-running subcommands) and
-// interpreters given inline code.
+// Programs that run commands in their own ways: env, xargs, find -exec /
+// fd -x, parallel, ssh/scp/sftp/rsync option code, and interpreters given
+// inline code.
 #include <algorithm>
 
 #include "policy/command_util.h"
 #include "policy/command_walker.h"
 #include "policy/dangerous.h"
+#include "policy/interpreter_code.h"
 #include "policy/wrappers.h"
 
 namespace corral::policy {
+
+void Walker::HandleEnv(std::span<const Arg> original, const Ctx& ctx) {
+  // The words are copied only when env -S splits one: env env env ... stays
+  // linear.
+  std::span<const Arg> args = original;
+  std::vector<Arg> owned;
+  std::size_t i = 1;
+  auto split_into = [&](std::size_t at, std::size_t remove, const Arg& source,
+                        std::string_view text) {
+    if (owned.empty()) owned.assign(args.begin(), args.end());
+    std::vector<Arg> pieces = WordsOf(text, source, ctx);
+    owned.erase(owned.begin() + static_cast<std::ptrdiff_t>(at),
+                owned.begin() + static_cast<std::ptrdiff_t>(std::min(at + remove, owned.size())));
+    owned.insert(owned.begin() + static_cast<std::ptrdiff_t>(at), pieces.begin(), pieces.end());
+    args = owned;
+  };
+  int splits = 0;
+  while (i < args.size()) {
+    Arg arg = args[i];
+    std::string_view t = arg.text;
+    if (arg.literal() && arg.option()) {
+      if (t == "--") {
+        ++i;
+        break;
+      }
+      std::string_view split_text;
+      std::size_t split_remove = 0;
+      const Arg* split_word = &arg;
+      if (t.starts_with("--")) {
+        std::size_t eq = t.find('=');
+        std::string_view name = t.substr(2, eq == std::string_view::npos ? eq : eq - 2);
+        if (name == "split-string") {
+          if (eq != std::string_view::npos) {
+            split_text = t.substr(eq + 1);
+            split_remove = 1;
+          } else if (i + 1 < args.size()) {
+            split_word = &args[i + 1];
+            split_text = args[i + 1].text;
+            split_remove = 2;
+          }
+        } else {
+          i += (eq == std::string_view::npos && (name == "unset" || name == "chdir")) ? 2 : 1;
+          continue;
+        }
+      } else {
+        std::size_t skip = 1;
+        for (std::size_t k = 1; k < t.size(); ++k) {
+          char c = t[k];
+          if (c == 'S') {
+            if (k + 1 < t.size()) {
+              split_text = t.substr(k + 1);
+              split_remove = 1;
+            } else if (i + 1 < args.size()) {
+              split_word = &args[i + 1];
+              split_text = args[i + 1].text;
+              split_remove = 2;
+            }
+            break;
+          }
+          if (c == 'u' || c == 'C' || c == 'P') {
+            skip = k + 1 < t.size() ? 1 : 2;
+            break;
+          }
+        }
+        if (split_remove == 0) {
+          i += skip;
+          continue;
+        }
+      }
+      if (split_remove == 0) {
+        ++i;
+        continue;
+      }
+      if (!split_word->literal()) {
+        Undetermined("the command env -S splits is only known when it runs", split_word);
+        return;
+      }
+      if (++splits > 8) return;
+      // env -S "aws s3 ls": the split words take the option's place and are
+      // read again as env's own arguments.
+      Arg source = *split_word;
+      std::string kept(split_text);
+      split_into(i, split_remove, source, kept);
+      continue;
+    }
+    if (t == "-") {
+      ++i;
+      continue;
+    }
+    std::size_t eq = t.find('=');
+    if (eq != std::string_view::npos && eq > 0 && !(arg.flags & shell::kExpansion && eq > t.find(shell::kExpansionMark))) {
+      RecordAssignment(arg, ctx);
+      ++i;
+      continue;
+    }
+    break;
+  }
+  if (i < args.size()) {
+    Resolve(args.subspan(i), ctx);
+  } else if (ctx.appended) {
+    Undetermined("the command env runs comes from its input", &args[0]);
+  }
+}
+
+void Walker::HandleRemoteShell(std::string_view name, std::span<const Arg> args,
+                               const Ctx& ctx) {
+  // Option values that run locally: ssh -o ProxyCommand= (any case), scp /
+  // sftp -S PROGRAM, sftp -D SERVER, rsync -e / --rsh / --rsync-path.
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    std::string_view t = args[i].text;
+    if (name != "ssh" && (t == "-S" || (name == "sftp" && t == "-D")) && i + 1 < args.size()) {
+      ++i;
+      ProgramValue(args[i], args[i].text, ctx);
+      continue;
+    }
+    if (name == "rsync") {
+      if ((t == "-e" || t == "--rsh" || t == "--rsync-path") && i + 1 < args.size()) {
+        ParseCodeArg(name, args[++i], 0, ctx);
+      } else if (t.starts_with("--rsh=") || t.starts_with("--rsync-path=")) {
+        ParseCodeArg(name, args[i], t.find('=') + 1, ctx);
+      } else if (t.starts_with("-e") && t.size() > 2 && !t.starts_with("--")) {
+        ParseCodeArg(name, args[i], 2, ctx);
+      }
+      continue;
+    }
+    const Arg* value = &args[i];
+    std::size_t offset = 0;
+    if (t == "-o" && i + 1 < args.size()) {
+      value = &args[++i];
+    } else if (t.starts_with("-o")) {
+      offset = 2;
+    } else {
+      continue;
+    }
+    std::string_view option = value->text.substr(offset);
+    std::string lower(option.substr(0, 24));
+    for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    for (std::string_view key : {"proxycommand", "localcommand", "knownhostscommand",
+                                 "remotecommand"}) {
+      if (lower.size() > key.size() && lower.starts_with(key) &&
+          (lower[key.size()] == '=' || lower[key.size()] == ' ' || lower[key.size()] == '\t')) {
+        std::size_t at = offset + key.size() + 1;
+        while (at < value->text.size() && (value->text[at] == ' ' || value->text[at] == '=')) ++at;
+        ParseCodeArg(name, *value, at, ctx);
+      }
+    }
+  }
+  if (name == "ssh") RunWrapper(name, args, ctx);
+}
 
 void Walker::HandleXargs(std::span<const Arg> args, const Ctx& ctx) {
   std::string_view replace;
@@ -145,151 +295,126 @@ void Walker::HandleParallel(std::span<const Arg> args, const Ctx& ctx) {
   }
 }
 
-void Walker::HandleGit(std::span<const Arg> args, const Ctx& ctx) {
-  std::vector<std::size_t> configs;
-  std::size_t sub = SkipGitGlobalOptions(args, &configs);
-  for (std::size_t index : configs) {
-    std::string_view t = args[index].text;
-    std::size_t eq = t.find('=');
-    if (eq == std::string_view::npos) continue;
-    std::string_view key = t.substr(0, eq);
-    if (key.starts_with("alias.")) {
-      HandleGitAlias(args[index], t.substr(eq + 1), ctx);
-    } else if (key.ends_with("ommand") || key.ends_with("ditor") || key.ends_with("ager") ||
-               key.ends_with("extconv") || key.ends_with(".clean") || key.ends_with(".smudge") ||
-               key.ends_with(".process") || key.ends_with("rogram") || key.ends_with("elper") ||
-               key.ends_with("skpass") || key.ends_with("smonitor")) {
-      std::size_t offset = eq + 1 + (eq + 1 < t.size() && t[eq + 1] == '!' ? 1 : 0);
-      ParseCodeArg("git -c", args[index], offset, ctx);
-    }
-  }
-  std::vector<Arg> normalized;
-  normalized.reserve(args.size());
-  normalized.push_back(args[0]);
-  for (std::size_t k = sub; k < args.size(); ++k) normalized.push_back(args[k]);
-  bool push = normalized.size() > 1 && normalized[1].text == "push";
-  if (push) {
-    // git -c remote.origin.push=+main:main push forces through its config:
-    // the refspec counts as if it were written on the command line.
-    for (std::size_t index : configs) {
-      std::string_view t = args[index].text;
-      std::size_t eq = t.find('=');
-      if (eq == std::string_view::npos) continue;
-      std::string_view key = t.substr(0, eq);
-      std::string_view value = t.substr(eq + 1);
-      if (!key.starts_with("remote.")) continue;
-      Arg word = args[index];
-      word.flags &= ~shell::kGlob;  // refs/heads/* names refs, not files
-      if (key.ends_with(".push")) {
-        word.text = value;
-      } else if (key.ends_with(".mirror") && value != "false" && value != "no" &&
-                 value != "off" && value != "0") {
-        word.text = "--mirror";
-      } else {
-        continue;
-      }
-      normalized.push_back(word);
-    }
-  }
-  CheckList("git", normalized, push);
-  Danger(CheckDangerousCommand("git", normalized));
-  if (normalized.size() < 2) return;
-  std::string_view subcommand = normalized[1].text;
-  std::span<const Arg> rest = std::span<const Arg>(normalized).subspan(2);
-  if (subcommand == "config") {
-    for (std::size_t k = 0; k + 1 < rest.size(); ++k) {
-      if (rest[k].text.starts_with("alias.")) HandleGitAlias(rest[k + 1], rest[k + 1].text, ctx);
-    }
-  } else if (subcommand == "bisect" && !rest.empty() && rest[0].text == "run") {
-    Resolve(rest.subspan(1), ctx);
-  } else if (subcommand == "submodule" || subcommand == "rebase" ||
-             subcommand == "filter-branch") {
-    // submodule foreach CODE, rebase -x CODE / --exec CODE, filter-branch --*-filter CODE
-    for (std::size_t k = 0; k + 1 < rest.size(); ++k) {
-      std::string_view t = rest[k].text;
-      if (t == "foreach" || t == "-x" || t == "--exec" ||
-          (t.starts_with("--") && t.ends_with("-filter"))) {
-        std::size_t code = k + 1;
-        while (code < rest.size() && rest[code].option() && t == "foreach") ++code;
-        if (code < rest.size()) ParseCodeArg("git", rest[code], 0, ctx);
-      }
-    }
-  }
-}
-
-void Walker::HandleGitAlias(const Arg& value_word, std::string_view value, const Ctx& ctx) {
-  // A git alias is shell code after '!', git words otherwise; either runs
-  // when the alias is used, so its body is checked where it is defined.
-  if (!value_word.literal()) {
-    Undetermined("the git alias " + Quote(value_word) + " is only known when it runs",
-                 &value_word);
-    return;
-  }
-  if (!value.empty() && value[0] == '!') {
-    std::size_t offset = static_cast<std::size_t>(value.data() - value_word.text.data()) + 1;
-    ParseCodeArg("a git alias", value_word, offset, ctx);
-    return;
-  }
-  std::vector<Arg> words;
-  Arg git = value_word;
-  git.text = "git";
-  git.flags = 0;
-  words.push_back(git);
-  for (std::string& piece : SplitEnvString(value)) {
-    ctx.storage->push_front(std::move(piece));
-    Arg word = value_word;
-    word.text = ctx.storage->front();
-    word.flags = 0;
-    words.push_back(word);
-  }
-  if (words.size() > 1) Resolve(words, ctx);
-}
-
 void Walker::HandleInlineCode(std::string_view name, std::span<const Arg> args, const Ctx& ctx) {
-  // python -c 'subprocess.run(["aws", "s3", "ls"])': a listed command named
-  // in inline code, with its words in order, counts as listed.
+  // python -c 'subprocess.run(["aws", "s3", "ls"])': the programs the code
+  // starts are checked; code that starts none may name listed words freely.
+  const Language language = LanguageOf(name);
+  const bool awk = language == Language::kAwk;
   std::string_view flag = InlineCodeFlag(name);
-  const bool awk = name == "awk" || name == "gawk";
+  bool has_code = false;
+  const Arg* script = nullptr;
   for (std::size_t i = 1; i < args.size() && !listed_; ++i) {
     std::string_view t = args[i].text;
-    const Arg* code = nullptr;
-    if (awk) {
-      if (!args[i].option()) code = &args[i];
-    } else if (i + 1 < args.size() &&
-               (t == flag || t == "--eval" ||
-                (t.size() > 2 && t[0] == '-' && t[1] != '-' && t.back() == flag[1]))) {
-      code = &args[++i];
+    if (t == "--") {
+      if (i + 1 < args.size() && script == nullptr && !has_code) script = &args[i + 1];
+      break;
     }
-    if (code != nullptr) ScanInlineCode(name, *code);
+    if (awk) {
+      if (t == "-f" && i + 1 < args.size()) {
+        has_code = true;
+        if (!RunWrittenFile(args[i + 1].text, true, Language::kAwk, args[i + 1], ctx)) {
+          // a program file on disk
+        }
+        ++i;
+      } else if ((t == "-F" || t == "-v") && i + 1 < args.size()) {
+        ++i;
+      } else if (!args[i].option() && !has_code) {
+        has_code = true;
+        ScanInlineCode(name, args[i], ctx);
+      }
+      continue;
+    }
+    bool code_flag = t == flag || t == "--eval" ||
+                     (language == Language::kNode && (t == "-p" || t == "--print")) ||
+                     (t.size() > 2 && t[0] == '-' && t[1] != '-' && t.back() == flag[1]);
+    if (code_flag && i + 1 < args.size()) {
+      has_code = true;
+      ScanInlineCode(name, args[++i], ctx);
+      continue;
+    }
+    if (args[i].option()) {
+      // Options that take the next word (a module, a warning filter, ...).
+      if (OneOf(t, {"-m", "-W", "-X", "-r", "--require", "-I", "-M", "--import"}) &&
+          i + 1 < args.size()) {
+        if (t == "-m") has_code = true;  // python -m MODULE: a module, not a file here
+        ++i;
+      }
+      continue;
+    }
+    if (!has_code && script == nullptr) script = &args[i];
+    if (!has_code) break;
   }
+  if (awk) return;
+  if (script != nullptr) {
+    // python3 x.py, where x.py was written earlier in the line.
+    if (script->literal() && script->text != "-") {
+      RunWrittenFile(script->text, true, language, *script, ctx);
+      return;
+    }
+    if (script->text != "-") return;
+  }
+  if (has_code) return;
   // python3 - <<EOF ... EOF: with no script named (or "-"), the code is the
   // heredoc or here-string on standard input.
-  auto operand = std::find_if(args.begin() + 1, args.end(), [](const Arg& a) {
-    return !a.option() || a.text == "-";
-  });
-  if (awk || (operand != args.end() && operand->text != "-")) return;
   const shell::SimpleCommand& command = *ctx.command;
   // curl ... | python3: downloaded code runs, as with curl ... | sh.
   if (InDownloadPipeline(command)) {
     Danger(DangerousMatch{std::string(kPipeToShell),
                           "a download is piped into " + std::string(name)});
   }
-  const shell::Redirect* input = StdinRedirect(command);
-  if (listed_ || input == nullptr) return;
-  Arg code;
-  if (input->op == shell::RedirectOp::kHeredoc) {
-    code.text = command.source.substr(input->body_begin, input->body_end - input->body_begin);
-    std::tie(code.begin, code.end) = command.origin->Map(input->body_begin, input->body_end);
-  } else if (input->op == shell::RedirectOp::kHereString) {
-    code.text = input->target.text;
-    std::tie(code.begin, code.end) = command.origin->Map(input->target.begin, input->target.end);
-  } else {
-    return;
+  if (listed_) return;
+  std::optional<std::string> text = StdinText(ctx);
+  if (!text) return;
+  ctx.storage->push_front(std::move(*text));
+  Arg code = args[0];
+  code.text = ctx.storage->front();
+  code.flags = 0;
+  if (const shell::Redirect* input = StdinRedirect(command)) {
+    code.raw_begin = input->op == shell::RedirectOp::kHeredoc ? input->body_begin
+                                                              : input->target.begin;
+    code.raw_end = input->op == shell::RedirectOp::kHeredoc ? input->body_end : input->target.end;
+    std::tie(code.begin, code.end) = command.origin->Map(code.raw_begin, code.raw_end);
   }
-  ScanInlineCode(name, code);
+  ScanInlineCode(name, code, ctx);
 }
 
-void Walker::ScanInlineCode(std::string_view name, const Arg& code) {
+void Walker::ScanInlineCode(std::string_view name, const Arg& code, const Ctx& ctx) {
+  const Language language = LanguageOf(name);
+  if (language == Language::kTcl) {
+    TclScript(code.text, code, ctx);
+    return;
+  }
+  if (!code.literal()) return;  // code only known at run time: not shell code we can read
+  if (!Charge(code.text.size())) return;
+  CodeReport report = AnalyzeInterpreterCode(language, code.text);
+  // print("aws"): code that starts no program names listed words freely.
+  if (!report.runs_programs) return;
+  ListedInStrings(name, code, report.strings);
+  if (listed_) return;
+  for (const std::string& command : report.commands) {
+    ParseText(command, code.raw_begin, code.raw_end, ctx);
+  }
+  for (const std::vector<std::string>& argv : report.argvs) {
+    std::vector<Arg> words;
+    for (const std::string& piece : argv) {
+      ctx.storage->push_front(piece);
+      Arg word = code;
+      word.text = ctx.storage->front();
+      word.flags = 0;
+      words.push_back(word);
+    }
+    if (!words.empty()) Resolve(words, ctx);
+  }
+  if (report.dynamic) {
+    Undetermined("the " + std::string(name) +
+                     " code starts a program whose name is only known when it runs (" +
+                     report.why + ")",
+                 &code);
+  }
+}
+
+void Walker::ListedInStrings(std::string_view name, const Arg& code,
+                             const std::vector<std::string>& strings) {
   // Only string literals can name a program the code runs ("aws s3 ls",
   // ['aws', 's3'], `aws`); `import aws` names a module, not a program.
   // The program is the first word of a string; the entry's other words may
@@ -303,29 +428,19 @@ void Walker::ScanInlineCode(std::string_view name, const Arg& code) {
     bool starts_string;
   };
   std::vector<Token> tokens;
-  std::string_view text = code.text;
-  for (std::size_t k = 0; k < text.size() && tokens.size() < 4096;) {
-    char quote = text[k];
-    if (quote != '"' && quote != '\'' && quote != '`') {
-      ++k;
-      continue;
-    }
-    std::size_t close = text.find(quote, k + 1);
-    if (close == std::string_view::npos) close = text.size();
-    std::string_view body = text.substr(k + 1, close - k - 1);
+  for (const std::string& body : strings) {
     bool first = true;
-    for (std::size_t j = 0; j < body.size();) {
+    for (std::size_t j = 0; j < body.size() && tokens.size() < 4096;) {
       while (j < body.size() && (body[j] == ' ' || body[j] == '\t')) ++j;
       std::size_t start = j;
       while (j < body.size() && token_char(body[j])) ++j;
       if (j > start) {
-        tokens.push_back({body.substr(start, j - start), first});
+        tokens.push_back({std::string_view(body).substr(start, j - start), first});
       } else if (j < body.size()) {
         ++j;
       }
       first = false;
     }
-    k = close + 1;
   }
   for (std::size_t a = 0; a < tokens.size() && !listed_; ++a) {
     if (!tokens[a].starts_string) continue;
@@ -334,7 +449,9 @@ void Walker::ScanInlineCode(std::string_view name, const Arg& code) {
     for (std::size_t index : *entries) {
       const DenyEntry& entry = list_.entry(index);
       std::size_t next = 1;
-      for (std::size_t b = a + 1; b < tokens.size() && next < entry.words.size(); ++b) {
+      // The entry's other words follow within a few strings' words.
+      std::size_t stop = std::min(tokens.size(), a + 64);
+      for (std::size_t b = a + 1; b < stop && next < entry.words.size(); ++b) {
         if (WordMatches(entry.words[next], tokens[b].text)) ++next;
       }
       if (next < entry.words.size()) continue;

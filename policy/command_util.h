@@ -2,6 +2,8 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
+#include <span>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -18,6 +20,28 @@ inline bool OneOf(std::string_view word, std::initializer_list<std::string_view>
 // The option that gives an interpreter inline code ("-c" for python, "-e"
 // for perl, ...), "" when `name` is not one.
 std::string_view InlineCodeFlag(std::string_view name);
+
+// Shells: given no code, they read commands from standard input.
+bool IsShellName(std::string_view name);
+
+// The language a program reads its code in, by the program's name.
+enum class Language : std::uint8_t {
+  kShell, kPython, kNode, kPerl, kRuby, kAwk, kPhp, kLua, kTcl, kOther,
+};
+Language LanguageOf(std::string_view program);
+// A program name for the language (the interpreter ScanInlineCode expects).
+std::string_view LanguageName(Language language);
+
+// The text a heredoc gives its command: the body as written when the
+// delimiter was quoted, else with \$ \` \\ and \newline undone.
+std::string HeredocText(const shell::SimpleCommand& command, const shell::Redirect& heredoc);
+
+// Lines of a text, without their newlines.
+std::vector<std::string> SplitLines(std::string_view text);
+
+// What printf FORMAT ARGS prints (%s %b %d %c %q and escapes; the format is
+// reused while arguments remain).
+std::string PrintfOutput(std::string_view format, std::span<const std::string_view> args);
 
 // The redirection standard input reads from (the last one wins, as in the
 // shell), or nullptr.

@@ -37,43 +37,13 @@ void Walker::OnSimpleCommand(const shell::SimpleCommand& command) {
   Ctx ctx;
   ctx.command = &command;
   ctx.storage = &storage;
+  bool saved_definition = in_definition_;
+  int saved_depth = depth_hint_;
+  in_definition_ = in_definition_ || command.in_function;
+  depth_hint_ = command.depth;
 
   std::vector<Arg> args;
-  args.reserve(command.words.size());
-  for (const shell::Word& word : command.words) {
-    Arg arg;
-    arg.text = word.text;
-    arg.flags = word.flags;
-    arg.var = word.var;
-    arg.raw_begin = word.begin;
-    arg.raw_end = word.end;
-    std::tie(arg.begin, arg.end) = command.origin->Map(word.begin, word.end);
-    if (!(word.flags & shell::kBrace)) {
-      args.push_back(arg);
-      continue;
-    }
-    std::vector<std::string> expanded;
-    if (!ExpandBraces(word.text, kMaxBraceWords, &expanded)) {
-      // Too many words to list: treat it as a pattern of unknown words.
-      storage.push_front(RestoreBraceMarks(word.text) + kExpansionMark);
-      arg.text = storage.front();
-      arg.flags = (arg.flags & ~shell::kBrace) | shell::kExpansion | shell::kUnquotedExpansion;
-      args.push_back(arg);
-      continue;
-    }
-    for (std::string& text : expanded) {
-      storage.push_front(std::move(text));
-      Arg piece = arg;
-      piece.text = storage.front();
-      piece.flags &= ~shell::kBrace;
-      if (piece.text.find(kExpansionMark) == std::string_view::npos) {
-        piece.flags &= ~(shell::kExpansion | shell::kUnquotedExpansion);
-        piece.var = {};
-      }
-      if (piece.text.find_first_of("*?[") == std::string_view::npos) piece.flags &= ~shell::kGlob;
-      args.push_back(piece);
-    }
-  }
+  BuildArgs(command, ctx, &args);
 
   for (const shell::Redirect& redirect : command.redirects) {
     using shell::RedirectOp;
@@ -83,13 +53,27 @@ void Walker::OnSimpleCommand(const shell::SimpleCommand& command) {
       Danger(CheckDangerousRedirect(redirect.target.text));
     }
   }
+  if (history_expansion_) {
+    for (const Arg& arg : args) {
+      if (arg.text.find('!') != std::string_view::npos) {
+        Undetermined("history expansion is on, and `!` re-runs earlier text", &arg);
+        break;
+      }
+    }
+  }
 
   std::size_t first = 0;
+  bool bare = std::all_of(args.begin(), args.end(),
+                          [](const Arg& a) { return a.flags & shell::kAssignment; });
   while (first < args.size() && (args[first].flags & shell::kAssignment)) {
-    RecordAssignment(args[first], ctx);
+    RecordAssignment(args[first], ctx, bare);
     ++first;
   }
-  if (first < args.size()) Resolve(std::span<const Arg>(args).subspan(first), ctx);
+  std::span<const Arg> rest = std::span<const Arg>(args).subspan(first);
+  if (!rest.empty()) Resolve(rest, ctx);
+  RecordWrites(rest, ctx);
+  in_definition_ = saved_definition;
+  depth_hint_ = saved_depth;
 }
 
 void Walker::Resolve(std::span<const Arg> args, const Ctx& ctx) {
@@ -109,11 +93,23 @@ void Walker::Resolve(std::span<const Arg> args, const Ctx& ctx) {
 
 void Walker::ResolveOne(std::span<const Arg> args, const Ctx& ctx) {
   std::string_view name;
-  if (!CommandName(args[0], ctx, &name)) {
-    TryKnownValue(args, ctx);
+  const Arg& word = args[0];
+  bool known_variable = false;
+  if (!CommandName(word, ctx, &name, &known_variable)) {
+    TryKnownValue(args, ctx, known_variable);
     return;
   }
   if (name.empty()) return;
+  if (word.literal()) {
+    bool has_slash = word.text.find('/') != std::string_view::npos;
+    if (!has_slash) {
+      if (called_.size() < 4096) called_.emplace(word.text);
+      for (std::size_t i = 0; i < functions_.size(); ++i) {
+        if (functions_[i].name == word.text) CallFunction(functions_[i], args, ctx);
+      }
+    }
+    RunWrittenFile(word.text, has_slash, Language::kOther, word, ctx);
+  }
   if (name == "git") {
     HandleGit(args, ctx);
     return;
@@ -123,7 +119,8 @@ void Walker::ResolveOne(std::span<const Arg> args, const Ctx& ctx) {
   Dispatch(name, args, ctx);
 }
 
-bool Walker::CommandName(const Arg& word, const Ctx& ctx, std::string_view* name) {
+bool Walker::CommandName(const Arg& word, const Ctx& ctx, std::string_view* name,
+                         bool* known_variable) {
   std::string_view text = word.text;
   if (!active_replace_.empty() && text.find(active_replace_) != std::string_view::npos) {
     Undetermined(Quote(word) + " in command position is filled in from the input", &word);
@@ -133,6 +130,10 @@ bool Walker::CommandName(const Arg& word, const Ctx& ctx, std::string_view* name
   std::string_view base = slash == std::string_view::npos ? text : text.substr(slash + 1);
   if (word.flags & shell::kExpansion) {
     if (base.find(kExpansionMark) != std::string_view::npos) {
+      if (KnownProgramVariable(word, ctx)) {
+        *known_variable = true;
+        return false;
+      }
       Undetermined(Quote(word) + " in command position is only known when the command runs",
                    &word);
       return false;
@@ -154,17 +155,50 @@ bool Walker::CommandName(const Arg& word, const Ctx& ctx, std::string_view* name
   return true;
 }
 
-void Walker::TryKnownValue(std::span<const Arg> args, const Ctx& ctx) {
-  // X=aws; $X s3 ls: the undetermined finding stands, but a value assigned
-  // earlier in the same line is tried too, so a listed one is reported.
+bool Walker::KnownProgramVariable(const Arg& word, const Ctx& ctx) const {
+  // X=ls; $X: every value X can have is known when each write to it is a
+  // literal and one of them, alone at the top level of the line and before
+  // this command, replaced whatever the environment held.
+  if (word.var.empty() || !shell::IsName(word.var) || vars_.all_unknown()) return false;
+  const VariableFacts* facts = vars_.Find(word.var);
+  if (facts == nullptr || facts->unknown || facts->values.empty()) return false;
+  if (word.flags & shell::kUnquotedExpansion) {
+    if (vars_.ifs_written()) return false;  // the value splits differently
+    for (const std::string& value : facts->values) {
+      if (value.find_first_of("*?[") != std::string::npos) return false;  // a pattern
+    }
+  }
+  for (std::uint32_t pipeline : facts->set_by) {
+    // X=ls | ... and X=ls & set X in a subshell.
+    if (pipeline != ctx.command->pipeline_id && !state_.InSubshell(pipeline)) return true;
+  }
+  return false;
+}
+
+void Walker::TryKnownValue(std::span<const Arg> args, const Ctx& ctx, bool known) {
+  // X=aws; $X s3 ls: the values assigned earlier in the line are tried. When
+  // they are all that X can be (known), none listed means the command is
+  // allowed, unless X is written again later (checked in Finish).
   const Arg& word = args[0];
   if (word.var.empty()) return;
-  int tried = 0;
-  for (auto it = vars_.rbegin(); it != vars_.rend() && tried < 4; ++it) {
-    if (it->first != word.var) continue;
-    ++tried;
+  const VariableFacts* facts = vars_.Find(word.var);
+  if (facts == nullptr) return;
+  std::vector<std::string> values = facts->values;  // resolving may assign X again
+  if (known) {
+    if (pending_variables_.size() >= 256) {
+      Undetermined(Quote(word) + " in command position is only known when the command runs",
+                   &word);
+    } else {
+      pending_variables_.push_back(
+          {std::string(word.var), values.size(),
+           Quote(word) + " in command position is assigned again later in the line",
+           word.begin, word.end});
+    }
+  }
+  std::size_t tried = 0;
+  for (auto it = values.rbegin(); it != values.rend() && (known || tried < 4); ++it, ++tried) {
     std::vector<Arg> replaced;
-    std::string_view value = it->second;
+    std::string_view value = *it;
     auto add = [&](std::string_view piece) {
       ctx.storage->push_front(std::string(piece));
       Arg arg = word;
@@ -189,6 +223,44 @@ void Walker::TryKnownValue(std::span<const Arg> args, const Ctx& ctx) {
     std::string_view saved = active_replace_;
     Resolve(replaced, ctx);
     active_replace_ = saved;
+  }
+}
+
+void Walker::ProgramValue(const Arg& word, std::string_view value, const Ctx& ctx) {
+  if (!word.literal() || value.find(kExpansionMark) != std::string_view::npos) {
+    Undetermined("the program " + Quote(word) + " names is only known when it runs", &word);
+    return;
+  }
+  std::vector<Arg> words = WordsOf(value, word, ctx);
+  if (words.empty()) return;
+  std::string_view name = shell::Basename(words[0].text);
+  if (IsShellName(name)) {
+    // SHELL=/bin/bash: a shell here is given code later, not standard input.
+    CheckList(name, words, false);
+    return;
+  }
+  Resolve(words, ctx);
+}
+
+bool Walker::Charge(std::size_t bytes) {
+  state_.work += bytes;
+  if (state_.work > state_.work_limit && state_.limit.empty()) {
+    state_.limit = "the command needs more reading work than the limit allows";
+  }
+  return !state_.aborted();
+}
+
+void Walker::Finish() {
+  for (const PendingVariable& pending : pending_variables_) {
+    const VariableFacts* facts = vars_.Find(pending.name);
+    if (facts != nullptr && !facts->unknown && facts->values.size() == pending.values &&
+        !vars_.all_unknown()) {
+      continue;
+    }
+    Arg where;
+    where.begin = pending.begin;
+    where.end = pending.end;
+    Undetermined(pending.reason, &where);
   }
 }
 
@@ -233,15 +305,7 @@ bool Walker::TryKnownArguments(std::string_view name, std::span<const Arg> args,
   std::vector<Arg> replaced;
   bool any = false;
   for (const Arg& arg : args) {
-    const std::string* value = nullptr;
-    if (!arg.var.empty()) {
-      for (auto it = vars_.rbegin(); it != vars_.rend(); ++it) {
-        if (it->first == arg.var) {
-          value = &it->second;
-          break;
-        }
-      }
-    }
+    const std::string* value = arg.var.empty() ? nullptr : vars_.Latest(arg.var);
     if (value == nullptr) {
       replaced.push_back(arg);
       continue;
@@ -372,38 +436,6 @@ void Walker::CheckDownloadInto(const Arg& word) {
       return;
     }
   }
-}
-
-void Walker::RecordAssignment(const Arg& word, const Ctx& ctx) {
-  std::string_view text = word.text;
-  std::size_t eq = text.find('=');
-  if (eq == std::string_view::npos) return;
-  std::string_view name = text.substr(0, eq);
-  if (!name.empty() && name.back() == '+') name.remove_suffix(1);
-  std::string_view value = text.substr(eq + 1);
-  // Variables whose value programs run as shell code.
-  static constexpr std::string_view kCodeVariables[] = {
-      "GIT_SSH_COMMAND", "GIT_EDITOR", "GIT_PAGER", "GIT_SEQUENCE_EDITOR", "GIT_EXTERNAL_DIFF",
-      "GIT_SSH", "GIT_ASKPASS", "SSH_ASKPASS", "EDITOR", "VISUAL", "PAGER", "MANPAGER",
-      "PROMPT_COMMAND", "LESSOPEN", "LESSCLOSE", "SUDO_EDITOR", "SYSTEMD_PAGER", "BROWSER",
-      "FCEDIT", "GIT_PROXY_COMMAND"};
-  if (std::find(std::begin(kCodeVariables), std::end(kCodeVariables), name) !=
-      std::end(kCodeVariables)) {
-    // Lenient: an expansion inside stands for an unknown word, not for
-    // unknown code, so GIT_SSH_COMMAND="ssh -i $KEY" stays readable.
-    std::string code;
-    for (char c : value) {
-      if (c == kExpansionMark) {
-        code += "$__";
-      } else {
-        code += c;
-      }
-    }
-    ParseText(code, word.raw_begin, word.raw_end, ctx);
-  }
-  if (!word.literal() || value.find(kExpansionMark) != std::string_view::npos) return;
-  if (name.find('[') != std::string_view::npos || vars_.size() >= 256) return;
-  vars_.emplace_back(std::string(name), std::string(value));
 }
 
 }  // namespace corral::policy

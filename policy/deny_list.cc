@@ -15,10 +15,12 @@ bool IsShortBundle(std::string_view arg) {
 }
 
 // git push spellings that force: --force, -f, bundles such as -fu, a
-// refspec with a leading '+' (git push origin +main), and --mirror, which
-// force-updates and deletes remote refs.
+// refspec with a leading '+' (git push origin +main), and --mirror (or an
+// abbreviation git accepts, --mirro), which force-updates and deletes remote refs.
 bool ForcesPush(std::string_view arg) {
-  if (WordMatches("--force", arg) || WordMatches("-f", arg) || arg == "--mirror") return true;
+  if (WordMatches("--force", arg) || WordMatches("-f", arg) || WordMatches("--mirror", arg)) {
+    return true;
+  }
   return arg.size() > 1 && arg[0] == '+';
 }
 

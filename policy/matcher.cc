@@ -53,6 +53,7 @@ MatchResult Matcher::Check(std::string_view command) const {
   state.work_limit = std::max(command.size() * kWorkFactor, kMinWork);
   Walker walker(impl_->list, command, state);
   shell::ParseShell(command, shell::Origin{}, walker, state, 0);
+  walker.Finish();
   walker.Fill(&result);
   if (result.finding == Finding::kListed) return result;
   // A limit beats the walker's own reason: the rest of the line went unread.

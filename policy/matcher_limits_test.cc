@@ -204,6 +204,44 @@ TEST(Limits, PathologicalInputsReturn) {
   SUCCEED();
 }
 
+// Issue 14's readers (files written and run again, functions called again,
+// interpreter code, scripts, variables) on inputs built to make them slow.
+TEST(Limits, RereadTextsStayBounded) {
+  auto repeat = [](std::string_view piece, std::size_t bytes) {
+    std::string out;
+    while (out.size() < bytes) out += piece;
+    return out;
+  };
+  std::string big_file = "printf '%s' '" + std::string(60000, 'x') + "' > x.py; ";
+  std::string body(60000, ' ');
+  std::vector<std::string> commands = {
+      big_file + repeat("python3 x.py; ", 900000),
+      big_file + repeat("cat x.py > y; ", 900000),
+      "echo 'x: ; true' > Makefile; " + repeat("make; ", 900000),
+      "f(){ " + body + "g; }; " + repeat("f; ", 900000),
+      "f(){ f; }; f",
+      "f(){ \"$@\" \"$@\" \"$@\" \"$@\"; }; f " + repeat("a ", 900000),
+      repeat("x=ls; ", 400000) + repeat("$x; ", 400000),
+      "python3 -c '" + repeat("system(system(", 300000) + "'",
+      "python3 -c 'import subprocess\n" + repeat("subprocess.run(['x'])\n", 400000) + "'",
+      "make --eval '" + repeat("$(shell ", 200000) + "'",
+      "m4 <<< '" + repeat("syscmd(", 200000) + "'",
+      "vim -c '" + repeat("|", 900000) + "'",
+      "expect -c '" + repeat("[", 200000) + "'",
+      "sed '" + repeat("s/x/y/;", 200000) + "' f",
+      repeat("x='a[$(ls)]'; ", 80000),
+      repeat("echo a >> x.sh; ", 60000) + "bash x.sh",
+      "x='${x@P}'; echo ${x@P}",
+      "echo 'bash x.sh' > x.sh; bash x.sh",
+  };
+  for (const std::string& command : commands) {
+    auto start = std::chrono::steady_clock::now();
+    M().Check(command);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5))
+        << command.substr(0, 60);
+  }
+}
+
 TEST(Create, RejectsEntriesThatAreNotPlainWords) {
   EXPECT_FALSE(Matcher::Create({""}).ok());
   EXPECT_FALSE(Matcher::Create({"   "}).ok());

@@ -155,7 +155,7 @@ INSTANTIATE_TEST_SUITE_P(Undetermined, Wrappers, ::testing::Values(
 INSTANTIATE_TEST_SUITE_P(KnownValues, Wrappers, ::testing::Values(
     L("X=aws; $X s3 ls", "aws"), L("X=aws; \"$X\" s3 ls", "aws"), L("C='aws s3'; $C ls", "aws"),
     L("export K=kubectl; $K get", "kubectl"), L("F=--force; git push origin $F", "git push --force"),
-    U("X=ls; $X")));
+    N("X=ls; $X")));  // issue 14: the value is known from the line
 
 }  // namespace
 }  // namespace corral::policy
