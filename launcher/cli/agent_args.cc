@@ -1,7 +1,8 @@
-// The agent's command line for `corral run` and `corral spec`, by the rule of
-// `docker run`, `sudo` and `env`: corral's options come first; the first word
-// that is not one of them (or its value) is the agent's name, and every word
-// from there on is the agent's, verbatim (its own --help and --version too).
+// The agent's command line for `corral run` and `corral spec`, and the line
+// `corral check` decides, by the rule of `docker run`, `sudo` and `env`:
+// corral's options come first; the first word that is not one of them (or
+// its value) starts the command, and every word from there on is the
+// command's, verbatim (an agent's own --help and --version too).
 //
 // The split is made before CLI11 parses: CLI11 keeps reading options after a
 // positional, takes `[a,b]` apart as a list, and hands a subcommand's words
@@ -29,9 +30,9 @@ bool TakesNextWord(const CLI::App& app, const std::string& word) {
 
 }  // namespace
 
-AgentSplit SplitAgentCommand(const CLI::App& app, const std::vector<std::string>& args) {
+WordsSplit SplitCommandWords(const CLI::App& app, const std::vector<std::string>& args) {
   const CLI::App* at = &app;  // the top level until a subcommand's name is read
-  bool taking_agent = false;
+  Words words = Words::kOptions;
   std::size_t end = 0;                 // corral's words are args[0, end)
   std::size_t agent_at = args.size();  // the agent's start here
   for (; end < args.size(); ++end) {
@@ -44,7 +45,7 @@ AgentSplit SplitAgentCommand(const CLI::App& app, const std::vector<std::string>
       if (TakesNextWord(*at, word)) ++end;
       continue;
     }
-    if (at != &app) {  // the agent's name
+    if (at != &app) {  // the agent's name, or the command line's first word
       agent_at = end;
       break;
     }
@@ -52,17 +53,18 @@ AgentSplit SplitAgentCommand(const CLI::App& app, const std::vector<std::string>
     if (subs.empty()) break;  // a typo: CLI11 says so
     at = subs.front();
     for (const Command& command : Commands()) {
-      if (word == command.name) taking_agent = command.takes_agent;
+      if (word == command.name) words = command.words;
     }
-    if (!taking_agent) break;  // other commands parse all their words
+    if (words == Words::kOptions) break;  // other commands parse all their words
   }
-  if (!taking_agent) return {args, {}};
+  if (words == Words::kOptions) return {args, {}};
   end = std::min(end, args.size());  // an option's value was missing at the end
   auto at_index = [&args](std::size_t i) { return args.begin() + static_cast<std::ptrdiff_t>(i); };
-  AgentSplit split{{args.begin(), at_index(end)}, {at_index(agent_at), args.end()}};
+  WordsSplit split{{args.begin(), at_index(end)}, {at_index(agent_at), args.end()}};
   // `corral run claude -- --resume x` passes `--resume x`, as if without the `--`.
-  if (split.agent_command.size() >= 2 && split.agent_command[1] == "--") {
-    split.agent_command.erase(split.agent_command.begin() + 1);
+  auto& agent = split.command_words;
+  if (words == Words::kAgent && agent.size() >= 2 && agent[1] == "--") {
+    agent.erase(agent.begin() + 1);
   }
   return split;
 }

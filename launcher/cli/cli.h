@@ -18,7 +18,8 @@ namespace corral::cli {
 struct Globals {
   std::string config_path;         // --config
   std::vector<std::string> sets;   // --set KEY=VALUE
-  std::vector<std::string> agent_command;  // run, spec: AGENT [ARGS...]
+  // run, spec: AGENT [ARGS...]; check: the command line's words
+  std::vector<std::string> command_words;
   int exit_code = 0;
 };
 
@@ -29,11 +30,17 @@ inline constexpr int kExitUsage = 2;    // bad flags or bad input
 
 // A row of the subcommand table: Add registers the subcommand on the app,
 // with its options and a callback that stores its exit code in Globals.
+// Words after a command's options that CLI11 must not parse (SplitCommandWords).
+enum class Words {
+  kOptions,      // CLI11 parses every word
+  kAgent,        // AGENT [ARGS...]; a `--` right after the name is dropped
+  kCommandLine,  // a shell command line, kept word for word
+};
 struct Command {
   const char* name;
   const char* summary;
   std::function<void(CLI::App& app, Globals& globals)> add;
-  bool takes_agent = false;  // AGENT [ARGS...] after its options (SplitAgentCommand)
+  Words words = Words::kOptions;
 };
 const std::vector<Command>& Commands();
 
@@ -47,15 +54,15 @@ Result<policy::LoadOptions> PolicySource(const Globals& globals,
 Result<policy::Policy> LoadPolicy(const Globals& globals,
                                   std::vector<policy::LoadOptions::Override> extra = {});
 
-// `corral run` and `corral spec` (rows with takes_agent) take the agent's
-// command as `docker run` does: corral's options before the agent's name,
-// every word from it on verbatim (a `--` right after the name is dropped).
-// `args` is argv without the program name; CLI11 parses corral_words only.
-struct AgentSplit {
+// `corral run` and `corral spec` take the agent's command as `docker run`
+// does, and `corral check` its command line: corral's options first, every
+// word from the first other one (or after `--`) on verbatim. `args` is argv
+// without the program name; CLI11 parses corral_words only.
+struct WordsSplit {
   std::vector<std::string> corral_words;
-  std::vector<std::string> agent_command;
+  std::vector<std::string> command_words;
 };
-AgentSplit SplitAgentCommand(const CLI::App& app, const std::vector<std::string>& args);
+WordsSplit SplitCommandWords(const CLI::App& app, const std::vector<std::string>& args);
 
 // Prints "corral: <message>" to stderr, once, and returns `exit_code`.
 int Fail(const Error& error, int exit_code);

@@ -152,8 +152,13 @@ void AddCheckCommand(CLI::App& app, Globals& globals) {
       ->check(CLI::ExistingFile);
   sub->add_option("--batch", options->batch_file, "Decide each JSON line of FILE ('-' = stdin)");
   sub->add_flag("--json", options->json, "Print the verdict as one JSON object");
+  // COMMAND's words are split off before CLI11 parses (SplitCommandWords),
+  // which would read `[aws,s3]` as a list; named here for --help.
   sub->add_option("command", options->command, "The command line to decide")->take_all();
-  sub->callback([options, &globals] { globals.exit_code = RunCheck(*options, globals); });
+  sub->callback([options, &globals] {
+    options->command = globals.command_words;
+    globals.exit_code = RunCheck(*options, globals);
+  });
 }
 
 }  // namespace corral::cli

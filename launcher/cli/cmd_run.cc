@@ -59,7 +59,7 @@ void AddRunCommand(CLI::App& app, Globals& globals) {
   sub->add_flag("--headless", options->run.headless, "No terminal, even when there is one");
   sub->add_flag("--print", options->run.print_only, "Print the plan and the rendering; run nothing");
   sub->callback([options, &globals] {
-    options->command = globals.agent_command;
+    options->command = globals.command_words;
     globals.exit_code = RunRun(*options, globals);
   });
 }

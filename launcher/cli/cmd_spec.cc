@@ -67,7 +67,7 @@ void AddSpecCommand(CLI::App& app, Globals& globals) {
                   "Use and prepare this session folder (masks, shim mount point, seccomp.json), "
                   "e.g. to run the OCI bundle with runc");
   sub->callback([options, &globals] {
-    options->command = globals.agent_command;
+    options->command = globals.command_words;
     globals.exit_code = RunSpec(*options, globals);
   });
 }

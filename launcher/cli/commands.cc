@@ -5,13 +5,13 @@ namespace corral::cli {
 
 const std::vector<Command>& Commands() {
   static const std::vector<Command> kCommands = {
-      {"run", "Run an agent in its box, in this project", AddRunCommand, true},
+      {"run", "Run an agent in its box, in this project", AddRunCommand, Words::kAgent},
       {"spec", "Print the box for this project (OCI, Docker or Podman form); runs nothing",
-       AddSpecCommand, true},
+       AddSpecCommand, Words::kAgent},
       {"ps", "List running corral sessions", AddPsCommand},
       {"stop", "Stop and remove a corral session's box", AddStopCommand},
       {"check", "Decide whether a shell command line may run while nobody is watching",
-       AddCheckCommand},
+       AddCheckCommand, Words::kCommandLine},
       {"presence", "Say whether somebody is watching, and why", AddPresenceCommand},
       {"inbox", "List commands refused while you were away", AddInboxCommand},
       {"config", "Show or validate the configuration", AddConfigCommand},

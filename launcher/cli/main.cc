@@ -36,8 +36,8 @@ int main(int argc, char** argv) {
 
   for (const auto& command : corral::cli::Commands()) command.add(app, globals);
 
-  auto split = corral::cli::SplitAgentCommand(app, std::vector<std::string>(argv + 1, argv + argc));
-  globals.agent_command = std::move(split.agent_command);
+  auto split = corral::cli::SplitCommandWords(app, std::vector<std::string>(argv + 1, argv + argc));
+  globals.command_words = std::move(split.command_words);
   std::vector<std::string> reversed(split.corral_words.rbegin(), split.corral_words.rend());
   try {
     app.parse(reversed);  // CLI11 takes the words last first

@@ -127,6 +127,22 @@ class CliTest(unittest.TestCase):
         self.assertEqual(verdict["entry"], "git push --force")
         self.assertEqual([w["text"] for w in verdict["words"]], ["git", "push", "--force"])
 
+    def test_check_takes_its_words_verbatim(self):
+        # CLI11 read '[aws,s3]' as a list ("aws s3") and passed a `--` inside
+        # the line to the top level; a line given as words must be decided
+        # as the same text given through --batch.
+        for words in (["[aws,s3]"], ["[aws,s3]", "ls"], ["git", "--", "x"], ["echo", "--json"],
+                      ["aws", "--", "s3"]):
+            line = " ".join(words)
+            given = self.run_corral("check", "--json", "--", *words)
+            batch = self.run_corral("check", "--batch", "-", stdin=json.dumps({"command": line}) + "\n")
+            self.assertEqual(batch.returncode, 0, batch.stderr)
+            for field in ("decision", "entry", "reason"):
+                self.assertEqual(json.loads(given.stdout)[field], json.loads(batch.stdout)[field],
+                                 (words, field))
+        # Without `--` too: the first word that is not an option starts the line.
+        self.assertEqual(self.run_corral("check", "aws", "--version").returncode, 1)
+
     def test_check_json_positions_point_into_input(self):
         command = "echo hi && sudo -u ops kubectl get pods"
         out = self.run_corral("check", "--json", "--", command)
