@@ -73,6 +73,9 @@ const std::vector<KeySpec>& Keys() {
        "Memory limit of the box (bytes, or with k/m/g suffix; \"\" for none)", {}},
       {"limits.cpus", K::kString, R"("")", "CORRAL_LIMIT_CPUS",
        "CPU limit of the box, e.g. 1.5 (\"\" for none)", {}},
+      {"limits.require", K::kBool, "false", "CORRAL_LIMITS_REQUIRE",
+       "Refuse to start a box when the engine cannot enforce a limit set above (e.g. rootless "
+       "Podman on cgroups v1)", {}},
       {"image", K::kString, R"("debian:bookworm-slim")", "CORRAL_IMAGE",
        "Container image the agent runs in (any image works: the shim is mounted in)", {}},
       {"engine", K::kString, R"("")", "CORRAL_ENGINE",

@@ -80,6 +80,7 @@ struct LimitsPolicy {
   int pids = 1024;
   std::string memory = "4g";  // "" for none
   std::string cpus;           // "" for none
+  bool require = false;       // a limit the engine cannot enforce stops the session
 };
 
 // How the user hears of a refusal while away, besides `corral inbox`.

@@ -65,6 +65,7 @@ Result<Policy> BuildPolicy(std::map<std::string, Setting> settings) {
   p.limits.pids = r.Int("limits.pids");
   p.limits.memory = r.String("limits.memory");
   p.limits.cpus = r.String("limits.cpus");
+  p.limits.require = r.Bool("limits.require");
   p.image = r.String("image");
   p.engine = r.String("engine");
   p.pass = r.List("pass");

@@ -111,6 +111,17 @@ Result<EngineChoice> ChooseEndpoints(const std::string& flag, const std::string&
 
 class EmbeddedPodman;
 
+// What an engine's /info says about the boxes it can make (rootless.cc).
+struct EngineFacts {
+  bool rootless = false;    // the engine runs without root
+  int cgroup_version = 0;   // 1 or 2; 0 when it did not say
+  // The cgroup controllers it can set for a box ("pids", "memory", "cpu");
+  // nullopt when it did not say (then every limit is taken as held).
+  std::optional<std::vector<std::string>> controllers;
+};
+EngineFacts PodmanFacts(const nlohmann::json& info);  // GET /libpod/info
+EngineFacts DockerFacts(const nlohmann::json& info);  // GET /info
+
 class Engine {
  public:
   // The first candidate that answers; an error naming each one tried and
@@ -120,7 +131,8 @@ class Engine {
   static Result<Engine> Connect(const EngineChoice& choice);
 
   bool podman() const { return podman_; }
-  bool rootless() const { return rootless_; }
+  bool rootless() const { return facts_.rootless; }
+  const EngineFacts& facts() const { return facts_; }
   std::string name() const { return name_; }  // "docker 20.10.24", "podman 4.3.1"
   const Endpoint& endpoint() const { return endpoint_; }
 
@@ -162,7 +174,7 @@ class Engine {
   Endpoint endpoint_;
   std::string api_;  // "/v1.41"
   bool podman_ = false;
-  bool rootless_ = false;  // Podman without root: the box runs with keep-id
+  EngineFacts facts_;  // rootless Podman: the box runs with keep-id
   std::string name_;
   std::shared_ptr<EmbeddedPodman> embedded_;  // stops with the last copy
 };
@@ -259,5 +271,39 @@ class IgnoreRules {
 // (then all of it is packed). The Dockerfile and the ignore file itself are
 // always sent: the engine needs them.
 Result<std::vector<std::string>> ContextEntries(const std::string& dir);
+
+// Rootless engines (rootless.cc): which of the plan's limits the engine
+// cannot hold, and why (one reason for all).
+struct LimitsVerdict {
+  Limits held;  // the limits asked for that the engine can set; the others 0
+  std::vector<std::string> not_in_force;  // "memory 4096 MiB", "pids 1024"
+  std::string why;
+  // Rootless Podman without a pids cgroup: the box's own user namespace
+  // (keep-id) makes RLIMIT_NPROC count only the box's processes (Linux
+  // 5.14 and later), so the pids limit is held by it instead.
+  bool pids_by_nproc = false;
+};
+LimitsVerdict JudgeLimits(const Limits& limits, const EngineFacts& facts, bool podman);
+// The limits not in force are not asked for (the engine would drop them with
+// a warning of its own); pids_by_nproc lowers the box's nproc to the limit.
+void ApplyVerdict(SessionPlan& plan, const LimitsVerdict& verdict);
+// For the start line: what is not in force and why, and what holds instead;
+// "" when every limit asked for is in force.
+std::string LimitsLine(const Limits& wanted, const LimitsVerdict& verdict);
+
+// The host's setup for rootless engines, named on the start line of a
+// rootless session and by `corral run --print` (until `corral doctor`).
+enum class IdMapTool { kMissing, kUnprivileged, kInstalled };
+struct RootlessHost {
+  std::string user;
+  std::vector<std::string> subuids, subgids;  // "100000-165535"
+  IdMapTool newuidmap = IdMapTool::kMissing, newgidmap = IdMapTool::kMissing;
+  int cgroup_version = 0;  // of /sys/fs/cgroup: 2 when it is cgroup2, else 1
+};
+RootlessHost ReadRootlessHost();
+// The user's ranges in an /etc/subuid or /etc/subgid text (by name or uid).
+std::vector<std::string> SubordinateRanges(const std::string& file_text, const std::string& user,
+                                           unsigned uid);
+std::string DescribeRootlessHost(const RootlessHost& host);
 
 }  // namespace corral::launcher

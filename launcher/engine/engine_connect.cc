@@ -46,22 +46,21 @@ std::string Why(const Result<HttpResponse>& ping) {
   return ping.error().message;
 }
 
-// Podman's /info says whether it runs without root (then the box keeps the
-// user's id through the user namespace). Unknown counts as rootful. /info
-// takes a second or two, so a socket owned by root (a rootful service's)
-// is not asked.
-bool PodmanRootless(const Endpoint& endpoint) {
+// The engine's /info: whether it runs without root (then a Podman box keeps
+// the user's id through the user namespace) and which cgroup limits it can
+// set. Podman's takes a second or two, so a socket owned by root (a rootful
+// service's) is not asked: nothing said, every limit taken as held.
+EngineFacts AskFacts(const Endpoint& endpoint, bool podman, const std::string& api) {
   struct stat st {};
-  if (!endpoint.socket_path.empty() && ::stat(endpoint.socket_path.c_str(), &st) == 0 &&
-      st.st_uid == 0) {
-    return false;
+  if (podman && !endpoint.socket_path.empty() &&
+      ::stat(endpoint.socket_path.c_str(), &st) == 0 && st.st_uid == 0) {
+    return EngineFacts{};
   }
-  auto info = HttpRequest(endpoint, "GET", "/v4.0.0/libpod/info", "", 10000);
-  if (!info || info->status != 200) return false;
+  auto info = HttpRequest(endpoint, "GET", podman ? "/v4.0.0/libpod/info" : api + "/info", "",
+                          10000);
+  if (!info || info->status != 200) return EngineFacts{};
   auto json = nlohmann::json::parse(info->body, nullptr, false);
-  auto rootless = json.is_object() ? json.value("/host/security/rootless"_json_pointer, false)
-                                   : false;
-  return rootless;
+  return podman ? PodmanFacts(json) : DockerFacts(json);
 }
 
 }  // namespace
@@ -141,7 +140,7 @@ Result<std::optional<Engine>> Engine::Ping(const Endpoint& candidate, std::strin
                  : server.rfind("Docker/", 0) == 0
                      ? "docker " + server.substr(7, server.find(' ') - 7)
                      : "docker (API " + api + ")";
-  if (engine.podman_) engine.rootless_ = PodmanRootless(candidate);
+  engine.facts_ = AskFacts(candidate, engine.podman_, engine.api_);
   return std::optional<Engine>(std::move(engine));
 }
 

@@ -185,7 +185,7 @@ Result<std::optional<std::string>> Engine::VolumeCreatedAt(const std::string& na
 }
 
 Result<std::string> Engine::Create(const SessionPlan& plan) {
-  std::string body = CreateBody(plan, podman_, rootless_).dump();
+  std::string body = CreateBody(plan, podman_, facts_.rootless).dump();
   auto response = podman_ ? Call("POST", std::string(kLibpod) + "/containers/create", body)
                           : Call("POST", "/containers/create?name=" + Escape(plan.container_name),
                                  body);

@@ -67,7 +67,6 @@ nlohmann::json Render(const SessionPlan& plan) {
       {"read_only_tmpfs", false},
       {"mounts", mounts},
       {"volumes", volumes},
-      {"resource_limits", Resources(plan)},
       {"r_limits", rlimits},
       {"mask", plan.masked_paths},
       {"remove", false},
@@ -75,6 +74,9 @@ nlohmann::json Render(const SessionPlan& plan) {
       {"systemd", "false"},
   };
   if (!plan.userns.empty()) spec["userns"] = {{"nsmode", plan.userns}};
+  // Podman warns that limits are ignored (rootless on cgroups v1) whenever
+  // the field is there, even empty; corral says which limits hold itself.
+  if (json resources = Resources(plan); !resources.empty()) spec["resource_limits"] = resources;
   return spec;
 }
 

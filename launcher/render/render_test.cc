@@ -101,6 +101,17 @@ TEST(LibpodRender, SpecGenerator) {
   EXPECT_EQ((*tmp)["type"], "tmpfs");
 }
 
+TEST(LibpodRender, NoResourceLimitsFieldWithoutLimits) {
+  TempTree tree;
+  auto policy = TestPolicy();
+  SessionPlan plan = TestPlan(tree, policy);
+  plan.limits = Limits{};
+  plan.limits.pids = 0;
+  // Podman warns "Resource limits are not supported and ignored" (rootless,
+  // cgroups v1) whenever the field is there, even empty.
+  EXPECT_FALSE(libpod::Render(plan).contains("resource_limits"));
+}
+
 TEST(Describe, SaysWhatTheBoxIs) {
   TempTree tree;
   auto policy = TestPolicy();

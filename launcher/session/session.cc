@@ -52,8 +52,50 @@ class Cleanup {
   std::optional<Reaper> reaper_;
 };
 
+// The plan as this engine can hold it. Rootless Docker is refused: it has
+// no keep-id, so the box's user would be a subordinate uid that cannot write
+// the project. The limits the engine cannot set are left out; the lines said
+// after the summary name them, and the rootless setup found. With
+// limits.require a limit not in force stops the session instead.
+Result<std::string> FitToEngine(const Engine& engine, SessionPlan& plan, bool require_limits) {
+  if (engine.rootless() && !engine.podman()) {
+    return Error("rootless Docker (" + engine.endpoint().url +
+                 ") is not supported yet: Docker cannot keep your uid in the box as Podman's "
+                 "keep-id does, so the agent would run as a subordinate uid that cannot write "
+                 "your project. Use rootless Podman (corral starts one when no engine answers) "
+                 "or Docker through the docker group (/var/run/docker.sock)");
+  }
+  LimitsVerdict verdict = JudgeLimits(plan.limits, engine.facts(), engine.podman());
+  if (require_limits && !verdict.not_in_force.empty()) {
+    std::string missing;
+    for (const auto& limit : verdict.not_in_force) missing += (missing.empty() ? "" : " and ") + limit;
+    return Error("limits.require is set, and " + missing + " would not be in force on " +
+                 engine.name() + ": " + verdict.why +
+                 ". Set limits.require: false to run without it, or unset that limit");
+  }
+  std::string lines;
+  if (engine.rootless()) lines += "  " + DescribeRootlessHost(ReadRootlessHost()) + "\n";
+  if (std::string limits = LimitsLine(plan.limits, verdict); !limits.empty()) {
+    lines += "  limits: " + limits + "\n";
+  }
+  ApplyVerdict(plan, verdict);
+  return lines;
+}
+
+// Rootless, the runtime reaches the box's paths as the user, without
+// capabilities: "permission denied" then most often means an image whose
+// root folder is not 0755 (a rootfs packed from a mktemp folder).
+Error RootlessHint(const Engine& engine, const Error& error) {
+  if (!engine.rootless() || error.message.find("permission denied") == std::string::npos) {
+    return error;
+  }
+  return Error(error.message + ". Rootless, the box reaches every path as your uid: check that "
+                               "the image's root folder is mode 0755 (docs/rootless.md, Images)",
+               error.code);
+}
+
 Result<RunOutcome> RunPlan(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
-                           const std::string& build_context) {
+                           const std::string& build_context, const std::string& engine_lines) {
   auto watchdog = ListenWatchdog(plan.session_dir);
   if (!watchdog) return watchdog.error();
   if (auto ok = EnsureImage(engine, plan.image, build_context); !ok) return ok.error();
@@ -74,11 +116,11 @@ Result<RunOutcome> RunPlan(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
     if (!wait) return wait.error();
     docker_wait.emplace(std::move(*wait));
   }
-  auto stream = engine.Attach(*id);
-  if (!stream) return stream.error();
+  auto stream = engine.Attach(*id);  // Podman starts the runtime here
+  if (!stream) return RootlessHint(engine, stream.error());
 
-  std::cerr << Summary(plan, engine.name()) << std::flush;
-  if (auto ok = engine.Start(*id); !ok) return ok.error();
+  std::cerr << Summary(plan, engine.name()) << engine_lines << std::flush;
+  if (auto ok = engine.Start(*id); !ok) return RootlessHint(engine, ok.error());
   std::optional<RawTerminal> raw;
   auto resize = [&] {
     auto [rows, cols] = TerminalSize();
@@ -132,18 +174,28 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
     nlohmann::json rendering = !engine            ? oci::Render(*plan)
                                : engine->podman() ? libpod::Render(*plan)
                                                   : docker::Render(*plan);
+    if (engine) {
+      std::string limits = LimitsLine(plan->limits,
+                                      JudgeLimits(plan->limits, engine->facts(), engine->podman()));
+      if (!limits.empty()) std::cout << "limits on " << engine->name() << ": " << limits << "\n";
+    }
+    if (::getuid() != 0) std::cout << DescribeRootlessHost(ReadRootlessHost()) << "\n";
     std::cout << (engine ? engine->name() : std::string("oci")) << " rendering:\n"
               << rendering.dump(2) << "\n";
     return RunOutcome{0};
   }
+  // Before the private podman's folder is made beside the session's.
+  if (auto ok = PrepareRuntimeDir(input.runtime_dir); !ok) return ok.error();
   choice->EmbedFor(plan->session_dir);  // none answers: a private podman, when installed
   auto engine = Engine::Connect(*choice);
   if (!engine) return engine.error();
+  auto engine_lines = FitToEngine(*engine, *plan, policy.limits.require);
+  if (!engine_lines) return engine_lines.error();
   Cleanup cleanup(*plan);
   if (auto ok = PrepareSessionDir(*plan); !ok) return ok.error();
   auto services = StartServices(policy, options.policy_source, *plan, /*with_proxy=*/true);
   if (!services) return services.error();
-  auto outcome = RunPlan(*engine, *plan, cleanup, options.build_context);
+  auto outcome = RunPlan(*engine, *plan, cleanup, options.build_context, *engine_lines);
   std::uint64_t blocked = services->Stop();
   if (outcome) outcome->blocked_while_away = blocked;
   return outcome;

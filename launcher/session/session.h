@@ -167,6 +167,10 @@ std::vector<std::string> UnboxedEnvironment(const std::vector<std::string>& curr
 // An unboxed session's folder (0700): bin/ holds the shell names, each a
 // link to the host's corral-shell. The oracle's socket goes beside them.
 Result<void> PrepareUnboxedSessionDir(const std::string& dir, const std::string& shell);
+// corral's runtime folder, which holds the session folders: created 0700,
+// or, when it is there, a folder of the user's (tightened to 0700). Without
+// XDG_RUNTIME_DIR it is /tmp/corral-UID, which another user could make first.
+Result<void> PrepareRuntimeDir(const std::string& dir);
 
 // Runs the agent on the host; the oracle answers its shell commands.
 Result<RunOutcome> RunUnboxed(const policy::Policy& policy, const PlanInput& input,

@@ -1,6 +1,7 @@
 // The session folder on the host, mounted read-only at /run/corral: the
 // masks, the shim's mount point and shell names, the seccomp profile; the
 // watchdog, oracle and proxy sockets are added by the session.
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -40,12 +41,40 @@ Result<void> LinkShellNames(const std::string& bin, const std::string& target) {
 
 }  // namespace
 
+Result<void> PrepareRuntimeDir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(dir).parent_path(), ec);
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    return Error::FromErrno("cannot create corral's runtime folder " + dir);
+  }
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0) return Error::FromErrno("cannot read " + dir);
+  if (!S_ISDIR(st.st_mode)) {
+    return Error(dir + ", corral's runtime folder, is not a folder (a link or a file): it holds "
+                 "the sessions' sockets; remove it, or set XDG_RUNTIME_DIR to a folder of yours");
+  }
+  if (st.st_uid != ::getuid()) {
+    return Error(dir + ", corral's runtime folder, belongs to uid " + std::to_string(st.st_uid) +
+                 ", not to you: whoever made it could replace the sessions' sockets. Remove it, "
+                 "or set XDG_RUNTIME_DIR to a folder of yours");
+  }
+  if ((st.st_mode & 077) != 0 && ::chmod(dir.c_str(), 0700) != 0) {
+    return Error::FromErrno("cannot make " + dir + " private (chmod 0700)");
+  }
+  if (::mkdir((dir + "/sessions").c_str(), 0700) != 0 && errno != EEXIST) {
+    return Error::FromErrno("cannot create " + dir + "/sessions");
+  }
+  return Ok();
+}
+
 Result<void> PrepareSessionDir(const SessionPlan& plan) {
   std::error_code ec;
   const std::string& dir = plan.session_dir;
   std::filesystem::create_directories(dir + "/bin", ec);
   if (ec) return Error("cannot create the session folder " + dir + ": " + ec.message());
-  ::chmod(dir.c_str(), 0755);
+  // The user's alone: the box runs as the user (rootless Podman: mapped by
+  // keep-id), and nobody else may reach the oracle's socket.
+  ::chmod(dir.c_str(), 0700);
   std::filesystem::create_directories(dir + "/emptydir", ec);
   ::chmod((dir + "/emptydir").c_str(), 0555);
   for (const auto& [path, text, mode] :

@@ -99,7 +99,7 @@ Result<UniqueFd> ListenWatchdog(const std::string& session_dir) {
       ::listen(fd.get(), 4) != 0) {
     return Error::FromErrno("watchdog socket " + path);
   }
-  ::chmod(path.c_str(), 0666);
+  ::chmod(path.c_str(), 0600);  // the box runs as the user
   return fd;
 }
 

@@ -137,6 +137,7 @@ Result<RunOutcome> RunUnboxed(const policy::Policy& policy, const PlanInput& inp
                 why.c_str(), plan.session_dir.c_str());
     return RunOutcome{0};
   }
+  if (auto ok = PrepareRuntimeDir(input.runtime_dir); !ok) return ok.error();
   if (auto ok = PrepareUnboxedSessionDir(plan.session_dir, input.shell_path); !ok) return ok.error();
   auto services = StartServices(policy, options.policy_source, plan, /*with_proxy=*/false);
   if (!services) {
