@@ -111,6 +111,14 @@ Result<EngineChoice> ChooseEndpoints(const std::string& flag, const std::string&
 
 class EmbeddedPodman;
 
+// What a build may set beyond its context.
+struct BuildOptions {
+  std::map<std::string, std::string> args;  // ARG values (--build-arg)
+  // The RUN steps on the host's network: an engine whose default network is
+  // none (dockerd --bridge none) would give them no network at all.
+  bool host_network = false;
+};
+
 // What an engine's /info says about the boxes it can make (rootless.cc).
 struct EngineFacts {
   bool rootless = false;    // the engine runs without root
@@ -142,7 +150,15 @@ class Engine {
   // message of the answer goes to `on_message` as it arrives. An error
   // message in the stream is the error.
   Result<void> Build(int context_tar, const std::string& tag,
-                     const std::function<void(const nlohmann::json&)>& on_message);
+                     const std::function<void(const nlohmann::json&)>& on_message,
+                     const BuildOptions& options = {});
+  // A root filesystem tarball read from `tar` as the image `tag` (Docker's
+  // images/create?fromSrc=-, libpod's images/import) (engine_images.cc).
+  Result<void> Import(int tar, const std::string& tag);
+  // GET /images/json: every image, with its RepoTags.
+  Result<nlohmann::json> ListImages();
+  // Removes one tag (the image goes with its last tag); false when there was none.
+  Result<bool> RemoveImage(const std::string& image);
   // The tar the engine gives for each of `paths` in `image` (through one
   // container created and removed without starting), or nullopt for a path
   // the image does not have.
@@ -188,6 +204,11 @@ nlohmann::json CreateBody(const SessionPlan& plan, bool podman, bool rootless);
 // what to do. A build shows its progress on stderr.
 Result<void> EnsureImage(Engine& engine, const std::string& image,
                          const std::string& build_context = "");
+
+// Engine::Build with its progress on stderr (one redrawn line on a terminal,
+// a line per step otherwise) and, when it fails, the build's last lines.
+Result<void> BuildShowingProgress(Engine& engine, int context_tar, const std::string& tag,
+                                  const BuildOptions& options = {});
 
 // The exit status from Docker's wait body ({"StatusCode": N}).
 Result<int> ReadWaitBody(RawConnection& connection);

@@ -89,10 +89,14 @@ Result<void> Engine::Pull(const std::string& image) {
 }
 
 Result<void> Engine::Build(int context_tar, const std::string& tag,
-                           const std::function<void(const nlohmann::json&)>& on_message) {
+                           const std::function<void(const nlohmann::json&)>& on_message,
+                           const BuildOptions& options) {
+  std::string query = "?t=" + Escape(tag) + "&rm=1&forcerm=1&dockerfile=Dockerfile";
+  if (!options.args.empty()) query += "&buildargs=" + Escape(nlohmann::json(options.args).dump());
+  if (options.host_network) query += "&networkmode=host";
   std::string error;
   auto response = HttpStreamLines(
-      endpoint_, api_ + "/build?t=" + Escape(tag) + "&rm=1&forcerm=1&dockerfile=Dockerfile",
+      endpoint_, api_ + "/build" + query,
       context_tar, "application/x-tar", [&](std::string_view line) {
         auto message = nlohmann::json::parse(line, nullptr, false);
         if (!message.is_object()) return;
@@ -251,6 +255,43 @@ Result<nlohmann::json> Engine::ListByLabel(const std::string& label, bool all) {
   auto json = nlohmann::json::parse(response->body, nullptr, false);
   if (!json.is_array()) return Error("list boxes: unexpected answer");
   return json;
+}
+
+Result<void> Engine::Import(int tar, const std::string& tag) {
+  std::string path;
+  if (podman_) {
+    path = std::string(kLibpod) + "/images/import?reference=" + Escape(tag);
+  } else {
+    auto colon = tag.rfind(':');
+    path = api_ + "/images/create?fromSrc=-&repo=" + Escape(tag.substr(0, colon)) +
+           "&tag=" + Escape(colon == std::string::npos ? "latest" : tag.substr(colon + 1));
+  }
+  std::string error;
+  auto response = HttpStreamLines(endpoint_, path, tar, "application/x-tar",
+                                  [&](std::string_view line) {
+                                    auto message = nlohmann::json::parse(line, nullptr, false);
+                                    if (message.is_object() && message.contains("error")) {
+                                      error = message["error"].dump();
+                                    }
+                                  });
+  if (auto ok = Expect(response, "import " + tag); !ok) return ok;
+  if (!error.empty()) return Error("import " + tag + ": " + error);
+  return Ok();
+}
+
+Result<nlohmann::json> Engine::ListImages() {
+  auto response = Call("GET", "/images/json", "", 30000);
+  if (auto ok = Expect(response, "list images"); !ok) return ok.error();
+  auto json = nlohmann::json::parse(response->body, nullptr, false);
+  if (!json.is_array()) return Error("list images: unexpected answer");
+  return json;
+}
+
+Result<bool> Engine::RemoveImage(const std::string& image) {
+  auto response = Call("DELETE", "/images/" + Escape(image), "", 60000);
+  if (response && response->status == 404) return false;
+  if (auto ok = Expect(response, "remove " + image); !ok) return ok.error();
+  return true;
 }
 
 Result<int> ReadWaitBody(RawConnection& connection) {

@@ -23,6 +23,7 @@ namespace {
 
 constexpr std::size_t kTailLines = 12;  // build output shown when it fails
 constexpr int kBarWidth = 20;
+constexpr std::size_t kStepWidth = 100;  // a step's text on its own line
 
 struct Step {
   int number = 0;
@@ -56,6 +57,27 @@ std::optional<Step> FindStep(const std::string& text) {
     }
   }
   return std::nullopt;
+}
+
+// A build step's output line as plain text: its terminal escapes (colours,
+// cursor moves) and carriage returns dropped, so an error reads the same in
+// a log.
+std::string WithoutEscapes(const std::string& text) {
+  std::string plain;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\r') continue;
+    if (text[i] != '\033') {
+      plain.push_back(text[i]);
+      continue;
+    }
+    if (i + 1 < text.size() && text[i + 1] == '[') {  // CSI: up to its final byte
+      for (i += 2; i < text.size() && !(text[i] >= '@' && text[i] <= '~'); ++i) {
+      }
+    } else {
+      ++i;  // a two-byte escape
+    }
+  }
+  return plain;
 }
 
 // Reads the engine's build messages: "Step 2/5 : RUN ..." (Docker) or
@@ -92,13 +114,23 @@ class BuildProgress {
     std::optional<Step> step = FindStep(text);
     if (!step) {
       if (text.find_first_not_of(" \r\t") == std::string::npos) return;
-      tail_.push_back(text);
+      // Docker's own bookkeeping (" ---> 1f2e3d", "Removing intermediate
+      // container ...") says nothing about why a step failed.
+      std::string plain = WithoutEscapes(text);
+      std::string_view words(plain);
+      words.remove_prefix(std::min(words.size(), words.find_first_not_of(' ')));
+      if (words.rfind("---> ", 0) == 0 || words.rfind("Removing intermediate container", 0) == 0) {
+        return;
+      }
+      tail_.push_back(plain);
       if (tail_.size() > kTailLines) tail_.pop_front();
       return;
     }
     int number = step->number, total = std::max(1, step->total);
-    const std::string& what = step->what;
+    std::string what = step->what;
     if (!tty_) {
+      // A RUN step's whole script would fill the log: its start names it.
+      if (what.size() > kStepWidth) what = what.substr(0, kStepWidth - 3) + "...";
       std::fprintf(stderr, "corral: building %s: step %d/%d: %s\n", image_.c_str(), number,
                    total, what.c_str());
       return;
@@ -163,21 +195,17 @@ Result<void> Build(Engine& engine, const std::string& image, const std::string& 
   if (::stat((dir + "/Dockerfile").c_str(), &st) != 0) {
     return Error("--build " + dir + ": there is no Dockerfile in that folder");
   }
-  bool tty = ::isatty(STDERR_FILENO);
   std::fprintf(stderr, "corral: building %s from %s on %s\n", image.c_str(), dir.c_str(),
                engine.name().c_str());
   auto started = std::chrono::steady_clock::now();
   auto packed = PackContext(dir);
   if (!packed) return packed.error();
   auto [tar, context] = std::move(*packed);
-  BuildProgress progress(image, tty);
-  auto built = engine.Build(context.get(), image,
-                            [&](const nlohmann::json& message) { progress.Message(message); });
+  auto built = BuildShowingProgress(engine, context.get(), image);
   context.Reset();  // tar ends (SIGPIPE) if the engine stopped reading
   int status = 0;
   ::waitpid(tar, &status, 0);
   bool packed_all = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  progress.Finish(built && packed_all);
   if (!packed_all) {
     return Error("could not pack " + dir + " for the build (tar failed): check that every "
                  "file in it is readable");
@@ -189,6 +217,15 @@ Result<void> Build(Engine& engine, const std::string& image, const std::string& 
 }
 
 }  // namespace
+
+Result<void> BuildShowingProgress(Engine& engine, int context_tar, const std::string& tag,
+                                  const BuildOptions& options) {
+  BuildProgress progress(tag, ::isatty(STDERR_FILENO));
+  auto built = engine.Build(
+      context_tar, tag, [&](const nlohmann::json& message) { progress.Message(message); }, options);
+  progress.Finish(built.ok());
+  return built;
+}
 
 Result<void> EnsureImage(Engine& engine, const std::string& image,
                          const std::string& build_context) {
