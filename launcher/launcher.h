@@ -72,6 +72,7 @@ struct SessionPlan {
   std::vector<std::string> readonly_paths;
   std::map<std::string, std::string> labels;
   std::vector<std::string> notes;  // facts worth a line before the agent starts
+  std::vector<std::string> passed_by_name;  // variables whose values came from the host
 };
 
 inline constexpr const char* kSessionMountPoint = "/run/corral";
@@ -88,6 +89,21 @@ inline constexpr const char* kProxyUrlInBox = "http://127.0.0.1:3128";
 // The names that run corral-shell in the session's bin folder (first in PATH).
 inline constexpr const char* kShellNames[] = {"sh", "bash", "dash", "zsh", "ksh"};
 inline constexpr const char* kLabelSession = "corral.session";
+
+// What an agent's recipe adds to its box (launcher/agents/: ApplyRecipe).
+struct AgentFolder {
+  std::string host;    // on the host
+  std::string in_box;  // absolute, or "~/..." under the box's HOME
+  bool file = false;   // a file (~/.claude.json), else a folder
+  std::string why;
+};
+struct AgentAdditions {
+  std::string agent;                   // the recipe's name, "" when none
+  std::vector<AgentFolder> folders;    // mounted read-write
+  std::vector<std::string> variables;  // passed by name when set
+  std::vector<std::string> hosts;      // allowed through the proxy
+  std::vector<std::string> env;        // NAME=VALUE
+};
 
 // What the plan is made from. Everything from the host is passed in, so
 // MakePlan reads only the project folder and writes nothing.
@@ -114,6 +130,7 @@ struct PlanInput {
   // Registry hosts the user's tools use on this host ("host:port"), allowed
   // like the project's git host; each with where it was read.
   std::vector<std::pair<std::string, std::string>> tool_registries;
+  AgentAdditions agent;
 };
 
 Result<SessionPlan> MakePlan(const PlanInput& input);
@@ -178,5 +195,6 @@ Result<void> StopSession(const policy::Policy& policy, const std::string& engine
                          const std::string& id);
 
 inline constexpr int kExitBoxFailed = 125;
+inline constexpr int kExitNotFound = 127;  // no such agent or program
 
 }  // namespace corral::launcher

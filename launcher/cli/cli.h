@@ -75,6 +75,8 @@ void AddCheckCommand(CLI::App& app, Globals& globals);
 void AddConfigCommand(CLI::App& app, Globals& globals);
 void AddSpecCommand(CLI::App& app, Globals& globals);
 void AddRunCommand(CLI::App& app, Globals& globals);
+void AddAgentsCommand(CLI::App& app, Globals& globals);
+void AddImageCommand(CLI::App& app, Globals& globals);
 void AddPsCommand(CLI::App& app, Globals& globals);
 void AddStopCommand(CLI::App& app, Globals& globals);
 void AddPresenceCommand(CLI::App& app, Globals& globals);

@@ -6,6 +6,8 @@ namespace corral::cli {
 const std::vector<Command>& Commands() {
   static const std::vector<Command> kCommands = {
       {"run", "Run an agent in its box, in this project", AddRunCommand, Words::kAgent},
+      {"agents", "List the agents corral knows by name, and their recipes", AddAgentsCommand},
+      {"image", "List, build and remove the agents' images", AddImageCommand},
       {"spec", "Print the box for this project (OCI, Docker or Podman form); runs nothing",
        AddSpecCommand, Words::kAgent},
       {"ps", "List running corral sessions", AddPsCommand},

@@ -46,12 +46,19 @@ std::string DescribePlan(const SessionPlan& plan) {
   out << "environment:";
   for (const auto& e : plan.env) out << " " << e.substr(0, e.find('='));
   out << "\n";
+  if (!plan.passed_by_name.empty()) {
+    out << "passed by name (values from your environment, never shown):";
+    for (const auto& name : plan.passed_by_name) out << " " << name;
+    out << "\n";
+  }
   for (const auto& note : plan.notes) out << note << "\n";
   return out.str();
 }
 
 std::string Summary(const SessionPlan& plan, const std::string& engine_name) {
-  return "corral: " + plan.command[3] + " in a box (" + engine_name + ", image " + plan.image +
+  auto agent = plan.labels.find("corral.agent");
+  return "corral: " + (agent != plan.labels.end() ? agent->second : plan.command.back()) +
+         " in a box (" + engine_name + ", image " + plan.image +
          "), writing only to " + plan.project_dir + " and temp folders\n"
          "  network only through the proxy (" + std::to_string(plan.allowed_domains.size()) +
          " allowed hosts), no capabilities, seccomp, read-only root; secrets in the project "

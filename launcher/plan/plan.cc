@@ -165,6 +165,11 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
     return added.error();
   }
   if (auto ok = AddExtraMounts(policy.filesystem, mounts); !ok) return ok.error();
+  for (const AgentFolder& folder : input.agent.folders) {
+    std::string target = folder.in_box.rfind("~/", 0) == 0 ? home + folder.in_box.substr(1)
+                                                            : folder.in_box;
+    mounts.push_back(Bind(folder.host, target, false, folder.why));
+  }
   std::string ca_in_box;
   if (!input.ca_bundle.empty()) {
     ca_in_box = kCaInBox;
@@ -184,6 +189,17 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
   plan.command = {kShimInBox, "init", "--exec-check", exec_check, "--"};
   plan.command.insert(plan.command.end(), input.agent_command.begin(), input.agent_command.end());
   plan.env = BoxEnvironment(input, home, ca_in_box, plan.session_id);
+  plan.env.insert(plan.env.end(), input.agent.env.begin(), input.agent.env.end());
+  for (const auto* names : {&policy.pass, &input.agent.variables}) {
+    for (const std::string& name : *names) {
+      const char* value = input.getenv ? input.getenv(name.c_str()) : nullptr;
+      bool listed = std::find(plan.passed_by_name.begin(), plan.passed_by_name.end(), name) !=
+                    plan.passed_by_name.end();
+      if (!value || listed) continue;
+      plan.passed_by_name.push_back(name);
+      if (names != &policy.pass) plan.env.push_back(name + "=" + value);
+    }
+  }
 
   plan.allowed_domains = policy.network.allowed_domains;
   std::string repo = git.common_dir.empty() ? git.git_dir : git.common_dir;
@@ -192,6 +208,15 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
       plan.allowed_domains.push_back(host);
       plan.notes.push_back("git host " + host + " allowed (from .git/config)");
     }
+  }
+  for (const std::string& host : input.agent.hosts) {
+    if (std::find(plan.allowed_domains.begin(), plan.allowed_domains.end(), host) ==
+        plan.allowed_domains.end()) {
+      plan.allowed_domains.push_back(host);
+    }
+  }
+  if (!input.agent.hosts.empty()) {
+    plan.notes.push_back(input.agent.agent + "'s API and login hosts allowed (its recipe)");
   }
   for (const auto& [host, from] : input.tool_registries) {
     if (std::find(plan.allowed_domains.begin(), plan.allowed_domains.end(), host) !=

@@ -4,10 +4,12 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
 #include "launcher/session/session.h"
+#include "launcher/agents/agents.h"
 #include "launcher/engine/engine.h"
 #include "launcher/launcher.h"
 #include "launcher/plan/plan.h"
@@ -162,15 +164,51 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   if (input.agent_command.empty()) {
     return Error("no agent to run: name one (corral run claude) or a command after --");
   }
+  auto recipes = Recipes(policy.agents);
+  if (!recipes) return recipes.error();
+  const Recipe* recipe = FindRecipe(*recipes, input.agent_command.front());
+  if (!recipe) {
+    if (std::string miss = UnknownAgent(*recipes, input.agent_command.front()); !miss.empty()) {
+      std::cerr << "corral: " << miss << "\n";
+      return RunOutcome{kExitNotFound};
+    }
+  }
   BoxDecision box = DecideBox(policy.level, options.headless, input.tty, Watching(policy.presence));
+  if (recipe) {
+    auto run = ApplyRecipe(*recipe, input.agent_command,
+                           {box.boxed, policy.level, input.home, input.state_dir, input.getenv});
+    if (!run) return run.error();
+    input.agent_command = std::move(run->command);
+    input.agent = std::move(run->additions);
+  }
   if (!box.boxed) return RunUnboxed(policy, input, options, box.why);
+  // The agent's own image, unless --image or the config names one (a team's).
+  const Recipe* image_recipe =
+      recipe && input.image.empty() && policy.settings.at("image").origin == policy::Origin::kDefault
+          ? recipe
+          : nullptr;
+  // Its version is chosen below, once the engine can say which are built.
+  if (image_recipe) input.image = AgentImageTag(image_recipe->name, "");
   auto plan = MakePlan(input);
   if (!plan) return plan.error();
   auto choice = ChooseEndpoints(options.engine, policy.engine, input.getenv);
   if (!choice) return choice.error();
   if (options.print_only) {
-    std::cout << DescribePlan(*plan);
     auto engine = Engine::Connect(*choice);
+    if (image_recipe) {
+      auto version = AgentImageVersion(engine ? &*engine : nullptr, *image_recipe, "");
+      if (!version) return version.error();
+      plan->image = AgentImageTag(image_recipe->name, *version);
+    }
+    std::cout << DescribePlan(*plan);
+    // The rendering shows what would be sent, but never a login's value.
+    for (std::string& entry : plan->env) {
+      std::string name = entry.substr(0, entry.find('='));
+      if (std::find(plan->passed_by_name.begin(), plan->passed_by_name.end(), name) !=
+          plan->passed_by_name.end()) {
+        entry = name + "=(from your environment, not shown)";
+      }
+    }
     nlohmann::json rendering = !engine            ? oci::Render(*plan)
                                : engine->podman() ? libpod::Render(*plan)
                                                   : docker::Render(*plan);
@@ -191,6 +229,15 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   if (!engine) return engine.error();
   auto engine_lines = FitToEngine(*engine, *plan, policy.limits.require);
   if (!engine_lines) return engine_lines.error();
+  if (image_recipe) {
+    auto version = AgentImageVersion(&*engine, *image_recipe, "");
+    if (!version) return version.error();
+    auto tag = EnsureAgentImage(*engine, *image_recipe, *version, input.ca_bundle,
+                                input.shim_path, input.shell_path);
+    if (!tag) return tag.error();
+    plan->image = *tag;
+  }
+  if (auto ok = MakeAgentFolders(input.agent); !ok) return ok.error();
   Cleanup cleanup(*plan);
   if (auto ok = PrepareSessionDir(*plan); !ok) return ok.error();
   auto services = StartServices(policy, options.policy_source, *plan, /*with_proxy=*/true);

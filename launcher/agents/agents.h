@@ -1,0 +1,158 @@
+// Agents corral knows by name (recipes.cc holds their recipes, the one
+// place in the tree), what a recipe adds to a session (apply.cc), and the
+// agents' images (agent_image.cc): built through the engine on first use.
+// Private to launcher/.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/base.h"
+#include "launcher/launcher.h"
+#include "policy/policy.h"
+
+namespace corral::launcher {
+
+class Engine;
+
+// One agent's recipe: built in, with the user's `agents.recipes` fields over it.
+struct Recipe {
+  std::string name;
+  std::string package;    // npm package, "" when an installer is used
+  std::string installer;  // shell command run as root in the image build
+  std::string binary;     // the program's name (default: the agent's name)
+  std::string version;    // pinned version, "" for: the host's, else the latest
+  std::vector<std::string> folders;  // "~/.claude/" (a folder), "~/.claude.json" (a file)
+  std::string folder_variable;       // names the one settings folder instead, when set
+  std::vector<std::string> variables;  // login variables, passed by name when set
+  std::vector<std::string> hosts;      // API and login hosts
+  std::vector<std::string> run_without_asking;  // added when boxed
+  std::vector<std::string> bypass;    // the agent's own sandbox-bypass switches
+  std::vector<std::string> unboxed;   // added when unboxed
+  std::vector<std::string> env;       // NAME=VALUE in the box
+  std::vector<std::string> shell;     // $VARIABLE, /path or a name in PATH
+  bool ask_first = false;
+  bool own_settings = false;  // folders under corral's state folder, not the user's
+  bool verified = false;      // CI builds and runs it on both engines
+  bool built_in = true;       // false: only the user's config names it
+};
+
+// Built-in recipes with the user's fields over them, sorted built-in first.
+Result<std::vector<Recipe>> Recipes(const policy::AgentsPolicy& agents);
+const Recipe* FindRecipe(const std::vector<Recipe>& recipes, const std::string& name);
+// The recipe name closest to `name` (a typo), "" when none is close.
+std::string ClosestRecipe(const std::vector<Recipe>& recipes, const std::string& name);
+// "npm @anthropic-ai/claude-code" or "installer: curl ... | bash".
+std::string InstallWay(const Recipe& recipe);
+
+// ------------------------------------------------------------ a session
+
+// Where the agent runs, as the session decided (DecideBox) and the user set it.
+struct AgentContext {
+  bool boxed = true;
+  policy::Level level = policy::Level::kUnattended;
+  std::string home;       // the user's home on the host
+  std::string state_dir;  // corral's state folder (agents' own folders)
+  std::function<const char*(const char*)> getenv;
+};
+
+// What `corral run AGENT ARGS...` runs with the agent's recipe: the command
+// (binary, the switch when boxed, the user's words) and what the box gets.
+struct AgentRun {
+  std::vector<std::string> command;
+  AgentAdditions additions;
+};
+// An error when unboxed with the agent's own sandbox-bypass switch, at a
+// level other than off (its own sandbox is then the only one).
+Result<AgentRun> ApplyRecipe(const Recipe& recipe, const std::vector<std::string>& command,
+                             const AgentContext& context);
+// For a name with no recipe that is one typo from an agent's and no program
+// on this host: "clade: no agent has that name ... (did you mean claude?)";
+// "" otherwise (it runs as given).
+std::string UnknownAgent(const std::vector<Recipe>& recipes, const std::string& name);
+// Makes the agent's folders that are not there yet, empty and the user's
+// (a .json file gets {}), so the engine does not make them as root.
+Result<void> MakeAgentFolders(const AgentAdditions& additions);
+
+// ------------------------------------------------------------ the image
+
+// The image tag of an agent at a version: corral-agent-NAME:VERSION
+// ('+' in a version becomes '_', which a tag cannot hold).
+std::string AgentImageTag(const std::string& agent, const std::string& version);
+inline constexpr const char* kAgentImagePrefix = "corral-agent-";
+
+// The first version-looking word of a program's --version output
+// ("2.1.197 (Claude Code)", "codex-cli 0.171.0", "v1.2.3-beta.1,"): digits
+// and at least one dot, a leading 'v' dropped; "" when there is none.
+std::string VersionIn(const std::string& text);
+// <0, 0, >0 as version `a` is older than, the same as, or newer than `b`:
+// dot-separated numbers compared as numbers; a release is newer than its
+// pre-releases ("1.2.0" > "1.2.0-beta.1").
+int CompareVersions(const std::string& a, const std::string& b);
+
+// Where an agent's version can come from, asked in this order after --version
+// and the recipe's pin (seams: the tests give fakes).
+struct VersionSources {
+  // `BINARY --version` on this host: its output, or nullopt without the program.
+  std::function<std::optional<std::string>(const std::string& binary)> host_output;
+  // The versions of corral-agent-NAME images already on the engine.
+  std::function<Result<std::vector<std::string>>(const std::string& agent)> built;
+  // The newest version of an npm package on the user's registry.
+  std::function<Result<std::string>(const std::string& package)> registry_latest;
+};
+struct AgentVersion {
+  std::string version;
+  std::string from;  // "--version", "the recipe", "this host's claude", ...
+};
+// Asked > the recipe's pin > the host's own BINARY --version > the newest
+// image already built > the registry's latest ("latest" for an installer).
+Result<AgentVersion> ChooseAgentVersion(const Recipe& recipe, const std::string& asked,
+                                        const VersionSources& sources);
+// The real sources; `engine` may be null (then no built image is asked).
+VersionSources HostVersionSources(Engine* engine);
+// ChooseAgentVersion with the host's sources: the version to build or use.
+Result<std::string> AgentImageVersion(Engine* engine, const Recipe& recipe,
+                                      const std::string& asked);
+
+// The agent's image on the engine, built through the engine's API when it
+// is missing: the Debian base (debian:bookworm-slim, else pulled, else made
+// from this host's package sources with mmdebstrap and imported), the shared
+// tools layer (images/agent/Dockerfile.tools), then the agent
+// (images/agent/Dockerfile), a line per step on stderr. Returns the tag. A
+// failed build tags nothing; the error follows the build's last lines.
+Result<std::string> EnsureAgentImage(Engine& engine, const Recipe& recipe,
+                                     const std::string& version, const std::string& ca_bundle,
+                                     const std::string& shim_path, const std::string& shell_path);
+
+// corral's own image (the top-level Dockerfile: corral, corral-shim and
+// corral-shell, the proxy as its entry point) on the same base, tagged
+// corral:VERSION, built when missing. Returns the tag.
+Result<std::string> EnsureCorralImage(Engine& engine, const std::string& version,
+                                      const std::string& corral_path, const std::string& ca_bundle,
+                                      const std::string& shim_path, const std::string& shell_path);
+
+// corral's images on an engine: the agents', the tools layer, the base.
+struct CorralImage {
+  std::string tag;      // "corral-agent-claude:2.1.197" (no registry prefix)
+  std::string agent;    // "claude"; "" for the tools layer and the base
+  std::string version;  // the tag's version
+  std::string id;
+  long long size = 0;
+  long long created = 0;  // seconds since the epoch
+};
+Result<std::vector<CorralImage>> ListCorralImages(Engine& engine);
+// The tag an engine lists without the registry part Podman adds
+// ("docker.io/library/x:1", "localhost/x:1" -> "x:1").
+std::string ShortTag(const std::string& tag);
+
+// images/agent/*, compiled into corral (cmake/embed_files.cmake): each
+// file's name and bytes.
+std::vector<std::pair<std::string_view, std::string_view>> AgentImageFiles();
+// The top-level Dockerfile (corral's own image), compiled in the same way.
+std::vector<std::pair<std::string_view, std::string_view>> CorralImageFiles();
+
+}  // namespace corral::launcher

@@ -1,0 +1,198 @@
+// The agents corral knows by name: one recipe each, the one place in the tree
+// that says how an agent is installed, where it keeps its settings and login,
+// which variables and hosts its login needs, and how it runs without asking.
+// A user's `agents.recipes` adds agents or sets fields over these.
+#include <algorithm>
+
+#include "base/strings.h"
+#include "launcher/agents/agents.h"
+
+namespace corral::launcher {
+namespace {
+
+using Words = std::vector<std::string>;
+
+// The shells every agent may look up: $SHELL, bash and sh by path and by
+// name. Claude Code also reads CLAUDE_CODE_SHELL.
+Words Shells(Words first = {}) {
+  for (const char* way : {"$SHELL", "/bin/bash", "/bin/sh", "bash"}) first.push_back(way);
+  return first;
+}
+
+Recipe Npm(std::string name, std::string package, Words folders, std::string folder_variable,
+           Words variables, Words hosts, Words switch_words, Words bypass, Words shell,
+           bool verified) {
+  Recipe r;
+  r.name = std::move(name);
+  r.package = std::move(package);
+  r.folders = std::move(folders);
+  r.folder_variable = std::move(folder_variable);
+  r.variables = std::move(variables);
+  r.hosts = std::move(hosts);
+  r.run_without_asking = std::move(switch_words);
+  r.bypass = std::move(bypass);
+  r.shell = std::move(shell);
+  r.verified = verified;
+  return r;
+}
+
+// `verified`: tests/images/agent_images.py builds the image and runs the
+// agent on Docker and Podman in CI (its AGENTS list; recipes_test.cc keeps
+// the two the same).
+std::vector<Recipe> BuiltIn() {
+  std::vector<Recipe> r;
+  r.push_back(Npm("claude", "@anthropic-ai/claude-code", {"~/.claude/", "~/.claude.json"},
+                  "CLAUDE_CONFIG_DIR",
+                  {"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",
+                   "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL"},
+                  {"api.anthropic.com", "console.anthropic.com", "claude.ai",
+                   "statsig.anthropic.com"},
+                  {"--dangerously-skip-permissions"},
+                  {"--dangerously-skip-permissions", "--permission-mode=bypassPermissions"},
+                  Shells({"$CLAUDE_CODE_SHELL"}), true));
+  // Claude Code refuses its switch as root unless told it is in a sandbox;
+  // the box is one.
+  r.back().env = {"IS_SANDBOX=1", "DISABLE_AUTOUPDATER=1"};
+  r.push_back(Npm("codex", "@openai/codex", {"~/.codex/"}, "CODEX_HOME",
+                  {"OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_BASE_URL"},
+                  {"api.openai.com", "auth.openai.com", "chatgpt.com"},
+                  // Its shell snapshot evals computed text, which the deny
+                  // list's check refuses while nobody watches: off in a box.
+                  {"--dangerously-bypass-approvals-and-sandbox", "-c",
+                   "features.shell_snapshot=false"},
+                  {"--dangerously-bypass-approvals-and-sandbox", "--yolo",
+                   "--sandbox=danger-full-access"},
+                  Shells(), true));
+  r.push_back(Npm("gemini", "@google/gemini-cli", {"~/.gemini/"}, "",
+                  {"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT",
+                   "GOOGLE_GENAI_USE_VERTEXAI"},
+                  {"generativelanguage.googleapis.com", "cloudcode-pa.googleapis.com",
+                   "oauth2.googleapis.com", "accounts.google.com"},
+                  {"--yolo"}, {"--yolo", "--approval-mode=yolo"}, Shells(), true));
+  r.push_back(Npm("opencode", "opencode-ai", {"~/.config/opencode/", "~/.local/share/opencode/"},
+                  "", {"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY"},
+                  {"opencode.ai", "models.dev", "api.anthropic.com", "api.openai.com"}, {}, {},
+                  Shells(), true));
+  r.push_back(Npm("copilot", "@github/copilot", {"~/.copilot/"}, "COPILOT_HOME",
+                  {"COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"},
+                  {"api.githubcopilot.com", "api.individual.githubcopilot.com", "api.github.com",
+                   "github.com"},
+                  {"--allow-all"}, {"--allow-all", "--allow-all-tools", "--yolo"}, Shells(), true));
+  Recipe cursor = Npm("cursor", "", {"~/.cursor/", "~/.config/cursor/"}, "CURSOR_CONFIG_DIR",
+                      {"CURSOR_API_KEY"}, {"api2.cursor.sh", "cursor.com", "www.cursor.com"},
+                      {"--force"}, {"--force"}, Shells(), false);
+  cursor.installer = "curl -fsS https://cursor.com/install | bash";
+  cursor.binary = "cursor-agent";
+  r.push_back(cursor);
+  r.push_back(Npm("amp", "@sourcegraph/amp", {"~/.config/amp/", "~/.local/share/amp/"}, "",
+                  {"AMP_API_KEY"}, {"ampcode.com"}, {"--dangerously-allow-all"},
+                  {"--dangerously-allow-all"}, Shells(), true));
+  r.push_back(Npm("qwen", "@qwen-code/qwen-code", {"~/.qwen/"}, "QWEN_HOME",
+                  {"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "DASHSCOPE_API_KEY"},
+                  {"dashscope.aliyuncs.com", "dashscope-intl.aliyuncs.com", "chat.qwen.ai"},
+                  {"--yolo"}, {"--yolo", "--approval-mode=yolo"}, Shells(), true));
+  r.push_back(Npm("droid", "droid", {"~/.factory/"}, "", {"FACTORY_API_KEY"},
+                  {"api.factory.ai", "app.factory.ai"}, {"--auto", "high"},
+                  {"--skip-permissions-unsafe"}, Shells(), true));
+  r.push_back(Npm("kimi", "@moonshot-ai/kimi-code", {"~/.kimi-code/"}, "KIMI_CODE_HOME",
+                  {"KIMI_API_KEY", "MOONSHOT_API_KEY"}, {"api.moonshot.ai", "api.kimi.com"},
+                  {"--auto"}, {"--auto", "--yolo"}, Shells(), true));
+  r.push_back(Npm("pi", "@mariozechner/pi-coding-agent", {"~/.pi/agent/"}, "PI_CODING_AGENT_DIR",
+                  {"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"},
+                  {"api.anthropic.com", "api.openai.com", "generativelanguage.googleapis.com"},
+                  {}, {}, Shells(), true));
+  r.push_back(Npm("letta", "@letta-ai/letta-code", {"~/.letta/"}, "",
+                  {"LETTA_API_KEY", "LETTA_BASE_URL"}, {"api.letta.com"}, {"--yolo"}, {"--yolo"},
+                  Shells(), false));
+  // Codex keeps its own sandbox when unboxed: nothing else stands between it
+  // and the machine.
+  for (Recipe& recipe : r) {
+    if (recipe.name == "codex") recipe.unboxed = {"--sandbox", "workspace-write"};
+    if (recipe.binary.empty()) recipe.binary = recipe.name;
+  }
+  return r;
+}
+
+// The user's fields over a recipe (policy/agent_recipes.cc checked them).
+void Overlay(Recipe& recipe, const policy::AgentRecipeConfig& config) {
+  const std::pair<const char*, std::string*> strings[] = {
+      {"package", &recipe.package},   {"installer", &recipe.installer},
+      {"binary", &recipe.binary},     {"version", &recipe.version},
+      {"folder_variable", &recipe.folder_variable}};
+  for (const auto& [field, target] : strings) {
+    if (auto it = config.strings.find(field); it != config.strings.end()) *target = it->second;
+  }
+  // An installer written by the user replaces the package, and the other way round.
+  if (config.strings.count("installer") && !config.strings.count("package")) recipe.package = "";
+  if (config.strings.count("package") && !config.strings.count("installer")) recipe.installer = "";
+  const std::pair<const char*, std::vector<std::string>*> lists[] = {
+      {"folders", &recipe.folders},
+      {"variables", &recipe.variables},
+      {"hosts", &recipe.hosts},
+      {"run_without_asking", &recipe.run_without_asking},
+      {"bypass", &recipe.bypass},
+      {"unboxed", &recipe.unboxed},
+      {"env", &recipe.env},
+      {"shell", &recipe.shell}};
+  for (const auto& [field, target] : lists) {
+    if (auto it = config.lists.find(field); it != config.lists.end()) *target = it->second;
+  }
+  if (auto it = config.flags.find("ask_first"); it != config.flags.end()) {
+    recipe.ask_first = it->second;
+  }
+  if (auto it = config.strings.find("settings"); it != config.strings.end()) {
+    recipe.own_settings = it->second == "own";
+  }
+  if (recipe.binary.empty()) recipe.binary = recipe.name;
+  // What CI verified is the built-in recipe, not this one.
+  recipe.verified = false;
+}
+
+}  // namespace
+
+Result<std::vector<Recipe>> Recipes(const policy::AgentsPolicy& agents) {
+  std::vector<Recipe> recipes = BuiltIn();
+  for (Recipe& recipe : recipes) {
+    recipe.ask_first = agents.ask_first;
+    recipe.own_settings = agents.own_settings;
+  }
+  for (const auto& [name, config] : agents.recipes) {
+    auto it = std::find_if(recipes.begin(), recipes.end(),
+                           [&name = name](const Recipe& r) { return r.name == name; });
+    if (it == recipes.end()) {
+      Recipe added;
+      added.name = name;
+      added.built_in = false;
+      added.ask_first = agents.ask_first;
+      added.own_settings = agents.own_settings;
+      added.shell = Shells();
+      recipes.push_back(added);
+      it = recipes.end() - 1;
+    }
+    Overlay(*it, config);
+    if (it->package.empty() && it->installer.empty()) {
+      return Error("agents.recipes." + name + " (" + agents.recipes_where +
+                   "): a new agent needs `package` (its npm package) or `installer`");
+    }
+  }
+  return recipes;
+}
+
+const Recipe* FindRecipe(const std::vector<Recipe>& recipes, const std::string& name) {
+  for (const Recipe& recipe : recipes) {
+    if (recipe.name == name) return &recipe;
+  }
+  return nullptr;
+}
+
+std::string ClosestRecipe(const std::vector<Recipe>& recipes, const std::string& name) {
+  std::vector<std::string> names;
+  for (const Recipe& recipe : recipes) names.push_back(recipe.name);
+  return Nearest(name, names);
+}
+
+std::string InstallWay(const Recipe& recipe) {
+  return recipe.package.empty() ? "installer: " + recipe.installer : "npm " + recipe.package;
+}
+
+}  // namespace corral::launcher
