@@ -140,7 +140,7 @@ const std::vector<RecipeFieldSpec>& RecipeFields() {
       {"run_without_asking", T::kList, "arguments added when boxed (the box is the sandbox)"},
       {"bypass", T::kList, "the agent's own sandbox-bypass switches, refused when unboxed"},
       {"unboxed", T::kList, "arguments added when unboxed (the agent's own sandbox)"},
-      {"env", T::kList, "NAME=VALUE set in the box for this agent"},
+      {"env", T::kList, "NAME=VALUE set in the box for this agent (VALUE ~ or ~/x: the box's HOME)"},
       {"shell", T::kList, "how it finds its shell: $VARIABLE, /path or a name in PATH (each "
                           "resolves to corral-shell in the box)"},
       {"ask_first", T::kBool, "keep asking when boxed (overrides agents.ask_first)"},

@@ -69,7 +69,7 @@ std::vector<Recipe> BuiltIn() {
                   {"generativelanguage.googleapis.com", "cloudcode-pa.googleapis.com",
                    "oauth2.googleapis.com", "accounts.google.com"},
                   {"--yolo"}, {"--yolo", "--approval-mode=yolo"}, Shells(), true));
-  r.push_back(Npm("opencode", "opencode-ai", {"~/.config/opencode/", "~/.local/share/opencode/"},
+  r.push_back(Npm("opencode", "opencode-ai", {"~/.config/opencode/", "~/.local/share/opencode/", "~/.local/state/opencode/"},
                   "", {"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY"},
                   {"opencode.ai", "models.dev", "api.anthropic.com", "api.openai.com"}, {}, {},
                   Shells(), true));
@@ -87,6 +87,9 @@ std::vector<Recipe> BuiltIn() {
   r.push_back(Npm("amp", "@sourcegraph/amp", {"~/.config/amp/", "~/.local/share/amp/"}, "",
                   {"AMP_API_KEY"}, {"ampcode.com"}, {"--dangerously-allow-all"},
                   {"--dangerously-allow-all"}, Shells(), true));
+  // Amp (a Bun program) unpacks a native module to TMPDIR and loads it; the
+  // box's /tmp is noexec, so its TMPDIR is the box's HOME (a volume).
+  r.back().env = {"TMPDIR=~"};
   r.push_back(Npm("qwen", "@qwen-code/qwen-code", {"~/.qwen/"}, "QWEN_HOME",
                   {"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "DASHSCOPE_API_KEY"},
                   {"dashscope.aliyuncs.com", "dashscope-intl.aliyuncs.com", "chat.qwen.ai"},

@@ -189,7 +189,13 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
   plan.command = {kShimInBox, "init", "--exec-check", exec_check, "--"};
   plan.command.insert(plan.command.end(), input.agent_command.begin(), input.agent_command.end());
   plan.env = BoxEnvironment(input, home, ca_in_box, plan.session_id);
-  plan.env.insert(plan.env.end(), input.agent.env.begin(), input.agent.env.end());
+  // A recipe's value "~" or "~/x" is the box's HOME.
+  for (const std::string& entry : input.agent.env) {
+    std::size_t eq = entry.find('=');
+    std::string value = eq == std::string::npos ? "" : entry.substr(eq + 1);
+    if (value == "~" || value.rfind("~/", 0) == 0) value = home + value.substr(1);
+    plan.env.push_back(entry.substr(0, eq) + "=" + value);
+  }
   for (const auto* names : {&policy.pass, &input.agent.variables}) {
     for (const std::string& name : *names) {
       const char* value = input.getenv ? input.getenv(name.c_str()) : nullptr;

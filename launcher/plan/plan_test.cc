@@ -46,6 +46,36 @@ TEST(Plan, MountsProjectAtItsGitTopLevelWithHooksAndConfigReadOnly) {
             plan->allowed_domains.end());
 }
 
+TEST(Plan, AnAgentsFoldersHostsAndVariablesJoinTheBox) {
+  TempTree tree;
+  std::string proj = tree.Dir("home/user/src/app");
+  auto policy = TestPolicy();
+  PlanInput input = TestInput(policy, tree, proj);
+  input.agent.agent = "claude";
+  input.agent.folders = {{tree.root() + "/home/user/.claude", "~/.claude", false, "settings"}};
+  input.agent.hosts = {"api.anthropic.com"};
+  input.agent.variables = {"SECRET_TOKEN", "NOT_SET"};
+  input.agent.env = {"TMPDIR=~", "CACHE=~/.cache/x", "PLAIN=a~b"};
+  auto plan = MakePlan(input);
+  ASSERT_TRUE(plan) << plan.error().message;
+  // A home under /tmp is /home/corral in the box; "~" follows it.
+  std::string home = "/home/corral";
+  const Mount* folder = Find(*plan, home + "/.claude");
+  ASSERT_NE(folder, nullptr);
+  EXPECT_FALSE(folder->read_only);
+  EXPECT_EQ(folder->source, tree.root() + "/home/user/.claude");
+  auto has = [](const std::vector<std::string>& list, const std::string& item) {
+    return std::find(list.begin(), list.end(), item) != list.end();
+  };
+  EXPECT_TRUE(has(plan->allowed_domains, "api.anthropic.com"));
+  EXPECT_TRUE(has(plan->env, "SECRET_TOKEN=s3cret"));
+  EXPECT_EQ(plan->passed_by_name, std::vector<std::string>{"SECRET_TOKEN"});  // NOT_SET skipped
+  EXPECT_TRUE(has(plan->env, "TMPDIR=" + home));
+  EXPECT_TRUE(has(plan->env, "CACHE=" + home + "/.cache/x"));
+  EXPECT_TRUE(has(plan->env, "PLAIN=a~b"));
+  EXPECT_EQ(DescribePlan(*plan).find("s3cret"), std::string::npos);
+}
+
 TEST(Plan, GitFolderIsAMountPointSoTheBoxCannotReplaceIt) {
   // Renaming .git (which holds the read-only hooks and config) and making a
   // new one would let the box write hooks that run on the host.
