@@ -282,6 +282,23 @@ Result<std::vector<ContextFile>> HostFiles(const std::string& ca_bundle,
 
 }  // namespace
 
+std::string DescribeAgentImage(Engine& engine, const std::string& tag) {
+  if (auto built = engine.ImageExists(tag); built && *built) return "image " + tag + ": built";
+  std::string base;
+  auto [id, codename] = HostRelease();
+  std::string made = "corral-" + id + ":" + codename;
+  if (auto slim = engine.ImageExists(kDebianSlim); slim && *slim) {
+    base = std::string(kDebianSlim) + " (on the engine)";
+  } else if (auto own = engine.ImageExists(made); own && *own) {
+    base = made + " (made earlier from this host's package sources)";
+  } else {
+    base = std::string(kDebianSlim) + " when a registry gives it, else made from this host's " +
+           "package sources with mmdebstrap";
+  }
+  return "image " + tag + ": not built yet; the first run builds it on " + base +
+         ", then the shared tools layer and the agent";
+}
+
 Result<std::string> EnsureCorralImage(Engine& engine, const std::string& version,
                                       const std::string& corral_path, const std::string& ca_bundle,
                                       const std::string& shim_path, const std::string& shell_path) {

@@ -135,6 +135,10 @@ Result<std::string> EnsureCorralImage(Engine& engine, const std::string& version
                                       const std::string& corral_path, const std::string& ca_bundle,
                                       const std::string& shim_path, const std::string& shell_path);
 
+// For --print: whether the agent's image is built, else what its build
+// will start from (the Debian base there, or made from this host's sources).
+std::string DescribeAgentImage(Engine& engine, const std::string& tag);
+
 // corral's images on an engine: the agents', the tools layer, the base.
 struct CorralImage {
   std::string tag;      // "corral-agent-claude:2.1.197" (no registry prefix)

@@ -201,6 +201,7 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
       plan->image = AgentImageTag(image_recipe->name, *version);
     }
     std::cout << DescribePlan(*plan);
+    if (image_recipe && engine) std::cout << DescribeAgentImage(*engine, plan->image) << "\n";
     // The rendering shows what would be sent, but never a login's value.
     for (std::string& entry : plan->env) {
       std::string name = entry.substr(0, entry.find('='));

@@ -100,6 +100,9 @@ def main():
         tag = agent_images().get(agent, "")
         version = tag.split(":", 1)[1] if ":" in tag else ""
         check(version != "", f"{agent}: corral image ls lists its image", tag)
+        r = as_user([CORRAL, "run", "--print", agent])
+        check(f"image {tag}: built\n" in r.stdout, f"{agent}: `corral run --print` says its image is built",
+              r.stdout[-600:] + r.stderr[-300:])
 
         start = time.monotonic()
         r = as_user([CORRAL, "run", "--headless", agent, "--", "--version"])
