@@ -2,10 +2,14 @@
 //
 //   matcher_bench [google-benchmark flags]     Google Benchmark runs
 //   matcher_bench --report [CORPUS]            per-command figures as JSON
+//   matcher_bench --stream LINES [RUNS]        one pass over LINES, as JSON
 //
 // --report times each command on its own (a batch of repetitions, divided;
 // thread CPU time) and prints the median, p90, max and mean per command,
 // plus the time to decide a 1 MiB command line (CPU and wall).
+// --stream checks each line of LINES once, in order, as `corral check --batch`
+// does, and prints the median over RUNS passes of CPU time per line: the
+// matcher's share of the whole-process figure (bench/matcher --process).
 #include <benchmark/benchmark.h>
 
 #include <time.h>
@@ -13,6 +17,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -25,10 +30,6 @@
 namespace {
 
 using corral::policy::Matcher;
-
-const std::vector<std::string> kDefaultList = {
-    "aws", "gcloud", "az", "railway", "fly", "flyctl", "kubectl", "terraform", "pulumi", "psql",
-    "mysql", "mongosh", "redis-cli", "git push --force", "git push -f"};
 
 std::vector<std::string> LoadCorpus(const std::string& path) {
   std::vector<std::string> commands;
@@ -54,7 +55,8 @@ std::string OneMebibyteCommand() {
 }
 
 const Matcher& DefaultMatcher() {
-  static const Matcher matcher = std::move(Matcher::Create(kDefaultList).value());
+  static const Matcher matcher =
+      std::move(Matcher::Create(corral::policy::DefaultDenyList()).value());
   return matcher;
 }
 
@@ -138,11 +140,34 @@ int Report(const std::string& path) {
   return 0;
 }
 
+int Stream(const std::string& path, int runs) {
+  const Matcher& matcher = DefaultMatcher();
+  std::vector<std::string> lines = LoadCorpus(path);
+  if (lines.empty()) {
+    std::fprintf(stderr, "matcher_bench: no commands in %s\n", path.c_str());
+    return 1;
+  }
+  std::vector<double> per_line_us;
+  for (int run = 0; run < runs; ++run) {
+    double start = ThreadCpuMicros();
+    for (const std::string& command : lines) benchmark::DoNotOptimize(matcher.Check(command));
+    per_line_us.push_back((ThreadCpuMicros() - start) / static_cast<double>(lines.size()));
+  }
+  nlohmann::json out = {{"lines", lines.size()},
+                        {"runs", runs},
+                        {"median_us", Percentile(per_line_us, 0.5)}};
+  std::printf("%s\n", out.dump().c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "--report") == 0) {
     return Report(argc >= 3 ? argv[2] : CORRAL_BENCH_CORPUS);
+  }
+  if (argc >= 3 && std::strcmp(argv[1], "--stream") == 0) {
+    return Stream(argv[2], argc >= 4 ? std::atoi(argv[3]) : 5);
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
