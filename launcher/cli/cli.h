@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -69,6 +70,17 @@ int Fail(const Error& error, int exit_code);
 
 // The closest command name within a small edit distance, or "".
 std::string SuggestCommand(const std::string& typed);
+
+// Why a verdict of `corral check` is what it is: the text is prefix + detail
+// (check_batch.cc).
+struct ReasonText {
+  std::string_view prefix, detail;
+};
+ReasonText ReasonFor(const policy::MatchResult& match, const policy::Verdict& verdict);
+
+// corral check --batch: decides each line of `fd` ({"command": "..."}) and
+// writes one JSON verdict line per input line to stdout (check_batch.cc).
+int RunCheckBatch(int fd, const policy::Matcher& matcher, const policy::Policy& policy);
 
 // One registration function per subcommand (cmd_<name>.cc).
 void AddCheckCommand(CLI::App& app, Globals& globals);

@@ -1,6 +1,8 @@
 // corral check: decide command lines as the oracle would while nobody is
 // watching, one at a time or in batch (JSON lines).
-#include <fstream>
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <iostream>
 
 #include "launcher/cli/cli.h"
@@ -25,11 +27,8 @@ std::string_view FindingName(policy::Finding finding) {
 }
 
 std::string Reason(const policy::MatchResult& match, const policy::Verdict& verdict) {
-  if (!match.reason.empty()) return match.reason;
-  if (verdict.decision == policy::Decision::kDeny && match.dangerous) {
-    return "dangerous pattern: " + match.dangerous->description;
-  }
-  return "no command on the deny list";
+  ReasonText reason = ReasonFor(match, verdict);
+  return std::string(reason.prefix) + std::string(reason.detail);
 }
 
 nlohmann::json BatchLine(const policy::MatchResult& match, const policy::Verdict& verdict) {
@@ -69,28 +68,6 @@ void PrintHuman(const policy::MatchResult& match, const policy::Verdict& verdict
   if (refused) std::cout << "  message:   " << verdict.message << "\n";
 }
 
-int RunBatch(std::istream& in, const policy::Matcher& matcher, const policy::Policy& policy) {
-  std::string line;
-  std::size_t number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    auto parsed = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (!parsed.is_object() || !parsed.contains("command") || !parsed["command"].is_string()) {
-      nlohmann::json error = {{"error", "line " + std::to_string(number) +
-                                            ": expected a JSON object like {\"command\": \"...\"}"}};
-      std::cout << error.dump() << '\n';
-      continue;
-    }
-    auto match = matcher.Check(parsed["command"].get_ref<const std::string&>());
-    auto verdict = policy::DecideUnattended(match, policy, matcher.empty());
-    std::cout << BatchLine(match, verdict).dump(-1, ' ', false,
-                                                nlohmann::json::error_handler_t::replace)
-              << '\n';
-  }
-  std::cout.flush();
-  return kExitOk;
-}
-
 int RunCheck(const CheckOptions& options, const Globals& globals) {
   if (options.batch_file.empty() == options.command.empty()) {
     std::cerr << "corral check: give a command after --, or --batch FILE (not both)\n"
@@ -114,10 +91,10 @@ int RunCheck(const CheckOptions& options, const Globals& globals) {
   }
 
   if (!options.batch_file.empty()) {
-    if (options.batch_file == "-") return RunBatch(std::cin, *matcher, *policy);
-    std::ifstream in(options.batch_file);
-    if (!in) return Fail(Error::FromErrno("cannot read " + options.batch_file), kExitUsage);
-    return RunBatch(in, *matcher, *policy);
+    if (options.batch_file == "-") return RunCheckBatch(STDIN_FILENO, *matcher, *policy);
+    UniqueFd in(open(options.batch_file.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!in.valid()) return Fail(Error::FromErrno("cannot read " + options.batch_file), kExitUsage);
+    return RunCheckBatch(in.get(), *matcher, *policy);
   }
 
   std::string command;

@@ -1,0 +1,203 @@
+// corral check --batch: one verdict line per input line. Audit jobs run it
+// over whole histories, so the cost around the matcher is kept small: input is
+// read and output written in large blocks, and a line of the usual shape
+// ({"command": "..."} in ASCII) is read, and a verdict in ASCII written,
+// without a JSON library. Any other line or text goes through nlohmann::json,
+// which stays the reference: the output is the same bytes either way.
+#include <unistd.h>
+
+#include <cerrno>
+#include <string>
+#include <string_view>
+
+#include "launcher/cli/cli.h"
+
+namespace corral::cli {
+namespace {
+
+constexpr std::size_t kReadBlock = 64 * 1024;
+constexpr std::size_t kWriteBlock = 64 * 1024;
+
+bool IsJsonSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// The command of a line shaped {"command": "..."} whose string is ASCII with
+// no \u escape; false for anything else (the caller asks nlohmann::json then,
+// so every error and every other shape reads as before).
+bool ReadCommandLine(std::string_view line, std::string& command) {
+  std::size_t i = 0;
+  auto skip_space = [&] {
+    while (i < line.size() && IsJsonSpace(line[i])) ++i;
+  };
+  auto take = [&](std::string_view text) {
+    if (line.substr(i, text.size()) != text) return false;
+    i += text.size();
+    return true;
+  };
+  skip_space();
+  if (!take("{")) return false;
+  skip_space();
+  if (!take("\"command\"")) return false;
+  skip_space();
+  if (!take(":")) return false;
+  skip_space();
+  if (!take("\"")) return false;
+  command.clear();
+  for (;;) {
+    if (i >= line.size()) return false;
+    unsigned char c = static_cast<unsigned char>(line[i++]);
+    if (c == '"') break;
+    if (c < 0x20 || c >= 0x80) return false;  // an error, or UTF-8 to validate
+    if (c != '\\') {
+      command.push_back(static_cast<char>(c));
+      continue;
+    }
+    if (i >= line.size()) return false;
+    switch (line[i++]) {
+      case '"': command.push_back('"'); break;
+      case '\\': command.push_back('\\'); break;
+      case '/': command.push_back('/'); break;
+      case 'b': command.push_back('\b'); break;
+      case 'f': command.push_back('\f'); break;
+      case 'n': command.push_back('\n'); break;
+      case 'r': command.push_back('\r'); break;
+      case 't': command.push_back('\t'); break;
+      default: return false;  // \u, or an error
+    }
+  }
+  skip_space();
+  if (!take("}")) return false;
+  skip_space();
+  return i == line.size();
+}
+
+// Appends `text` as a JSON string, as nlohmann::json's dump(-1, ' ', false,
+// replace) writes it: ASCII here, anything else by nlohmann::json itself.
+void AppendJsonString(std::string& out, std::string_view text) {
+  for (char c : text) {
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      out += nlohmann::json(std::string(text))
+                 .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      return;
+    }
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  out.push_back('"');
+  for (char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += "\\u00";
+          out.push_back(kHex[(c >> 4) & 0xf]);
+          out.push_back(kHex[c & 0xf]);
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+// {"dangerous":...,"decision":...,"entry":...,"reason":...}: nlohmann::json's
+// key order (sorted), no spaces.
+void AppendVerdict(std::string& out, const policy::MatchResult& match,
+                   const policy::Verdict& verdict) {
+  out += "{\"dangerous\":";
+  if (match.dangerous) {
+    AppendJsonString(out, match.dangerous->category);
+  } else {
+    out += "null";
+  }
+  out += verdict.decision == policy::Decision::kDeny ? ",\"decision\":\"deny\",\"entry\":"
+                                                     : ",\"decision\":\"allow\",\"entry\":";
+  if (match.finding == policy::Finding::kListed) {
+    AppendJsonString(out, match.entry);
+  } else {
+    out += "null";
+  }
+  out += ",\"reason\":";
+  ReasonText reason = ReasonFor(match, verdict);
+  if (reason.prefix.empty()) {
+    AppendJsonString(out, reason.detail);
+  } else {
+    AppendJsonString(out, std::string(reason.prefix) + std::string(reason.detail));
+  }
+  out += "}\n";
+}
+
+void AppendError(std::string& out, std::size_t number) {
+  out += "{\"error\":\"line ";
+  out += std::to_string(number);
+  out += ": expected a JSON object like {\\\"command\\\": \\\"...\\\"}\"}\n";
+}
+
+// Writes all of `out` to stdout and empties it. After a failed write the
+// rest is dropped, as std::cout did (a closed pipe ends the process first).
+void Flush(std::string& out, bool& broken) {
+  if (!broken && !out.empty()) broken = !WriteAll(STDOUT_FILENO, out.data(), out.size());
+  out.clear();
+}
+
+}  // namespace
+
+ReasonText ReasonFor(const policy::MatchResult& match, const policy::Verdict& verdict) {
+  if (!match.reason.empty()) return {"", match.reason};
+  if (verdict.decision == policy::Decision::kDeny && match.dangerous) {
+    return {"dangerous pattern: ", match.dangerous->description};
+  }
+  return {"", "no command on the deny list"};
+}
+
+int RunCheckBatch(int fd, const policy::Matcher& matcher, const policy::Policy& policy) {
+  std::string in, out, command;
+  out.reserve(kWriteBlock + 4096);
+  std::size_t start = 0, number = 0;
+  bool at_end = false, broken = false;
+  auto decide = [&](std::string_view line) {
+    ++number;
+    const std::string* text = &command;
+    nlohmann::json parsed;
+    if (!ReadCommandLine(line, command)) {
+      parsed = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+      if (!parsed.is_object() || !parsed.contains("command") || !parsed["command"].is_string()) {
+        AppendError(out, number);
+        return;
+      }
+      text = &parsed["command"].get_ref<const std::string&>();
+    }
+    auto match = matcher.Check(*text);
+    AppendVerdict(out, match, policy::DecideUnattended(match, policy, matcher.empty()));
+  };
+  while (!at_end) {
+    // Before a read that may wait, the verdicts so far go out: a caller that
+    // writes one line and waits for its answer gets it.
+    Flush(out, broken);
+    in.erase(0, start);
+    start = 0;
+    std::size_t have = in.size();
+    in.resize(have + kReadBlock);
+    ssize_t n = read(fd, in.data() + have, kReadBlock);
+    while (n < 0 && errno == EINTR) n = read(fd, in.data() + have, kReadBlock);
+    in.resize(have + static_cast<std::size_t>(n > 0 ? n : 0));
+    at_end = n <= 0;
+    std::string_view view(in);
+    // What was kept from the last block holds no newline: search the new bytes
+    // only, so a line of many blocks is scanned once.
+    for (std::size_t end, from = have; (end = view.find('\n', from)) != std::string_view::npos;
+         start = from = end + 1) {
+      decide(view.substr(start, end - start));
+      if (out.size() >= kWriteBlock) Flush(out, broken);
+    }
+    if (at_end && start < view.size()) decide(view.substr(start));  // no final newline
+  }
+  Flush(out, broken);
+  return kExitOk;
+}
+
+}  // namespace corral::cli
