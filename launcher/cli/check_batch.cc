@@ -20,6 +20,12 @@ constexpr std::size_t kWriteBlock = 64 * 1024;
 
 bool IsJsonSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
+// A byte that stands for itself inside a JSON string, read or written.
+bool IsPlainAscii(char c) {
+  auto byte = static_cast<unsigned char>(c);
+  return byte >= 0x20 && byte < 0x80 && c != '"' && c != '\\';
+}
+
 // The command of a line shaped {"command": "..."} whose string is ASCII with
 // no \u escape; false for anything else (the caller asks nlohmann::json then,
 // so every error and every other shape reads as before).
@@ -43,14 +49,14 @@ bool ReadCommandLine(std::string_view line, std::string& command) {
   if (!take("\"")) return false;
   command.clear();
   for (;;) {
+    std::size_t run = i;
+    while (run < line.size() && IsPlainAscii(line[run])) ++run;
+    command.append(line, i, run - i);
+    i = run;
     if (i >= line.size()) return false;
-    unsigned char c = static_cast<unsigned char>(line[i++]);
+    char c = line[i++];
     if (c == '"') break;
-    if (c < 0x20 || c >= 0x80) return false;  // an error, or UTF-8 to validate
-    if (c != '\\') {
-      command.push_back(static_cast<char>(c));
-      continue;
-    }
+    if (c != '\\') return false;  // a control character (an error), or UTF-8 to validate
     if (i >= line.size()) return false;
     switch (line[i++]) {
       case '"': command.push_back('"'); break;
@@ -73,16 +79,16 @@ bool ReadCommandLine(std::string_view line, std::string& command) {
 // Appends `text` as a JSON string, as nlohmann::json's dump(-1, ' ', false,
 // replace) writes it: ASCII here, anything else by nlohmann::json itself.
 void AppendJsonString(std::string& out, std::string_view text) {
-  for (char c : text) {
-    if (static_cast<unsigned char>(c) >= 0x80) {
-      out += nlohmann::json(std::string(text))
-                 .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-      return;
-    }
-  }
   static constexpr char kHex[] = "0123456789abcdef";
+  std::size_t before = out.size();
   out.push_back('"');
-  for (char c : text) {
+  for (std::size_t i = 0; i < text.size();) {
+    std::size_t run = i;
+    while (run < text.size() && IsPlainAscii(text[run])) ++run;
+    out.append(text, i, run - i);
+    if (run == text.size()) break;
+    unsigned char c = static_cast<unsigned char>(text[run]);
+    i = run + 1;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -92,13 +98,15 @@ void AppendJsonString(std::string& out, std::string_view text) {
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += "\\u00";
-          out.push_back(kHex[(c >> 4) & 0xf]);
-          out.push_back(kHex[c & 0xf]);
-        } else {
-          out.push_back(c);
+        if (c >= 0x80) {  // UTF-8, perhaps invalid: nlohmann::json's own replacement
+          out.resize(before);
+          out += nlohmann::json(std::string(text))
+                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+          return;
         }
+        out += "\\u00";
+        out.push_back(kHex[c >> 4]);
+        out.push_back(kHex[c & 0xf]);
     }
   }
   out.push_back('"');
