@@ -153,9 +153,8 @@ int Stream(const std::string& path, int runs) {
     for (const std::string& command : lines) benchmark::DoNotOptimize(matcher.Check(command));
     per_line_us.push_back((ThreadCpuMicros() - start) / static_cast<double>(lines.size()));
   }
-  nlohmann::json out = {{"lines", lines.size()},
-                        {"runs", runs},
-                        {"median_us", Percentile(per_line_us, 0.5)}};
+  nlohmann::json out = {
+      {"lines", lines.size()}, {"runs", runs}, {"median_us", Percentile(per_line_us, 0.5)}};
   std::printf("%s\n", out.dump().c_str());
   return 0;
 }

@@ -69,7 +69,8 @@ class BatchLinesTest(unittest.TestCase):
 
     def test_escapes_and_utf8_are_decoded(self):
         pairs = [('{"command": "echo \\"$(aws s3 ls)\\""}', 'echo "$(aws s3 ls)"'),
-                 ('{"command": "echo a\\\\b\\tc\\nkubectl get pods"}', "echo a\\b\tc\nkubectl get pods"),
+                 ('{"command": "echo a\\\\b\\tc\\nkubectl get pods"}',
+                  "echo a\\b\tc\nkubectl get pods"),
                  ('{"command": "aws s3 ls s3:\\/\\/b"}', "aws s3 ls s3://b"),
                  ('{"command": "echo \\u00e9; psql"}', "echo é; psql"),
                  ('{"command": "echo \\ud83d\\ude00 | psql"}', "echo 😀 | psql"),
