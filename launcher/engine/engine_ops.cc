@@ -220,7 +220,7 @@ Result<RawConnection> Engine::OpenWaitNextExit(const std::string& id) {
 
 Result<int> Engine::Wait(const std::string& id) {
   auto response = podman_ ? Call("POST", std::string(kLibpod) + "/containers/" + id +
-                                             "/wait?condition=stopped&condition=exited")
+                                             "/wait?condition=stopped&condition=exited&interval=20ms")
                           : Call("POST", "/containers/" + id + "/wait?condition=not-running");
   if (auto ok = Expect(response, "wait for the box"); !ok) return ok.error();
   auto json = nlohmann::json::parse(response->body, nullptr, false);
