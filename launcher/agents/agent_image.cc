@@ -4,6 +4,10 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sys/stat.h>
 
 #include "launcher/agents/agents.h"
 #include "launcher/engine/engine.h"
@@ -132,12 +136,41 @@ Result<AgentVersion> ChooseAgentVersion(const Recipe& recipe, const std::string&
   return AgentVersion{*latest, "the npm registry"};
 }
 
+static std::string ProgramIdentity(const std::string& path) {
+  std::error_code ec;
+  std::string real = std::filesystem::canonical(path, ec).string();
+  struct stat st {};
+  if (ec || ::stat(real.c_str(), &st) != 0) return "";
+  return real + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec);
+}
+
 VersionSources HostVersionSources(Engine* engine) {
   VersionSources sources;
+  // `BINARY --version` costs a node start (about 0.1 s) on every run: its
+  // answer is kept beside the program's identity (resolved path, size,
+  // mtime), so an update of the program asks again.
   sources.host_output = [](const std::string& binary) -> std::optional<std::string> {
-    if (FindInPath(binary).empty()) return std::nullopt;
+    std::string path = FindInPath(binary);
+    if (path.empty()) return std::nullopt;
+    std::string identity = ProgramIdentity(path);
+    std::string cache = policy::StateDir() + "/host-versions/" + binary;
+    if (!identity.empty()) {
+      std::ifstream in(cache);
+      std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      std::size_t newline = kept.find('\n');
+      if (newline != std::string::npos && kept.substr(0, newline) == identity) {
+        return kept.substr(newline + 1);
+      }
+    }
     auto ran = RunCapture({binary, "--version"}, std::chrono::seconds(10));
     if (!ran || ran->exit_status != 0) return std::nullopt;
+    if (!identity.empty() && !VersionIn(ran->out).empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(policy::StateDir() + "/host-versions", ec);
+      std::ofstream(cache + ".tmp") << identity << "\n" << ran->out;
+      std::filesystem::rename(cache + ".tmp", cache, ec);
+    }
     return ran->out;
   };
   if (engine != nullptr) {

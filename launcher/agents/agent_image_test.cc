@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -76,6 +77,45 @@ Recipe Codex() {
   r.package = "@openai/codex";
   r.binary = "codex";
   return r;
+}
+
+// The host's `BINARY --version` is asked once per program identity: again
+// only when the program changes (an update).
+TEST(HostVersionSources, TheHostsAnswerIsKeptUntilTheProgramChanges) {
+  char pattern[] = "/tmp/corral-version-XXXXXX";
+  std::string dir = ::mkdtemp(pattern);
+  std::string program = dir + "/bin/fakeagent";
+  std::filesystem::create_directories(dir + "/bin");
+  auto write_program = [&](const std::string& version) {
+    std::ofstream(program) << "#!/bin/sh\necho run >> " << dir << "/runs\necho '" << version
+                           << " (Fake Agent)'\n";
+    std::filesystem::permissions(program, std::filesystem::perms::owner_all);
+  };
+  write_program("1.2.3");
+  std::string old_path = ::getenv("PATH") ? ::getenv("PATH") : "";
+  std::string old_state = ::getenv("XDG_STATE_HOME") ? ::getenv("XDG_STATE_HOME") : "";
+  ::setenv("PATH", (dir + "/bin:" + old_path).c_str(), 1);
+  ::setenv("XDG_STATE_HOME", (dir + "/state").c_str(), 1);
+  auto runs = [&] {
+    std::ifstream in(dir + "/runs");
+    std::string line;
+    int n = 0;
+    while (std::getline(in, line)) ++n;
+    return n;
+  };
+  VersionSources sources = HostVersionSources(nullptr);
+  EXPECT_EQ(VersionIn(sources.host_output("fakeagent").value_or("")), "1.2.3");
+  EXPECT_EQ(VersionIn(sources.host_output("fakeagent").value_or("")), "1.2.3");
+  EXPECT_EQ(runs(), 1);
+  write_program("1.2.40");  // a new size, a new mtime: asked again
+  EXPECT_EQ(VersionIn(sources.host_output("fakeagent").value_or("")), "1.2.40");
+  EXPECT_EQ(runs(), 2);
+  EXPECT_FALSE(sources.host_output("no-such-agent-here").has_value());
+  ::setenv("PATH", old_path.c_str(), 1);
+  if (old_state.empty()) ::unsetenv("XDG_STATE_HOME");
+  else ::setenv("XDG_STATE_HOME", old_state.c_str(), 1);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
 }
 
 TEST(ChooseAgentVersion, AskedComesFirstAndAsksNothingElse) {
