@@ -89,6 +89,12 @@ const std::vector<KeySpec>& Keys() {
        "Minutes without input after which the user counts as away", {}},
       {"presence.heartbeat_file", K::kString, R"("")", "CORRAL_HEARTBEAT_FILE",
        "File whose recent change means somebody is watching (default: <state>/heartbeat)", {}},
+      {"hold.unknown_folders", K::kEnum, R"("on")", "CORRAL_HOLD_UNKNOWN_FOLDERS",
+       "Hold a run started unattended in a folder corral does not know until you allow it "
+       "(corral allow DIR): on, off",
+       {"on", "off"}},
+      {"hold.wait_minutes", K::kInt, "30", "CORRAL_HOLD_WAIT_MINUTES",
+       "Minutes a held run waits to be allowed before it exits with 75 (0: at once)", {}},
       {"notify.desktop", K::kBool, "true", "CORRAL_NOTIFY_DESKTOP",
        "A desktop notification (notify-send) when a command is refused while you are away", {}},
       {"notify.webhook_url", K::kString, R"("")", "CORRAL_WEBHOOK_URL",

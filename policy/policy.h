@@ -89,6 +89,12 @@ struct NotifyPolicy {
   std::string webhook_url;  // "" = none; a JSON POST per refusal, retried
 };
 
+// Where an unattended run may start (DESIGN.md "Where a background run may start").
+struct HoldPolicy {
+  bool unknown_folders = true;  // off: runs start anywhere (a machine that only runs CI)
+  int wait_minutes = 30;        // how long a held run waits; 0 refuses at once
+};
+
 struct PresencePolicy {
   std::vector<std::string> sources;  // "tty", "logind", "heartbeat"
   int idle_minutes = 10;
@@ -136,6 +142,7 @@ struct Policy {
   std::string engine;
   std::vector<std::string> pass;  // variable names
   PresencePolicy presence;
+  HoldPolicy hold;
   NotifyPolicy notify;
   AgentsPolicy agents;
 

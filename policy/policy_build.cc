@@ -73,6 +73,8 @@ Result<Policy> BuildPolicy(std::map<std::string, Setting> settings) {
   p.presence.sources = r.List("presence.sources");
   p.presence.idle_minutes = r.Int("presence.idle_minutes");
   p.presence.heartbeat_file = r.String("presence.heartbeat_file");
+  p.hold.unknown_folders = r.String("hold.unknown_folders") == "on";
+  p.hold.wait_minutes = r.Int("hold.wait_minutes");
   p.notify.desktop = r.Bool("notify.desktop");
   p.notify.webhook_url = r.String("notify.webhook_url");
   p.agents.ask_first = r.Bool("agents.ask_first");
@@ -83,6 +85,11 @@ Result<Policy> BuildPolicy(std::map<std::string, Setting> settings) {
       p.notify.webhook_url.rfind("https://", 0) != 0) {
     return Error("notify.webhook_url (" + settings.at("notify.webhook_url").where + "): " +
                  p.notify.webhook_url + " is not an http:// or https:// URL");
+  }
+
+  if (p.hold.wait_minutes < 0) {
+    return Error("hold.wait_minutes (" + settings.at("hold.wait_minutes").where + "): " +
+                 std::to_string(p.hold.wait_minutes) + " is below 0; 0 refuses at once");
   }
 
   for (const std::string& source : p.presence.sources) {

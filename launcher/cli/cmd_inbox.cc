@@ -1,7 +1,10 @@
 // corral inbox: commands refused while you were away; viewing clears them.
+#include <cstdlib>
+#include <ctime>
 #include <iostream>
 
 #include "launcher/cli/cli.h"
+#include "launcher/hold/hold.h"
 
 namespace corral::cli {
 namespace {
@@ -32,6 +35,19 @@ void PrintHuman(const std::vector<policy::InboxItem>& items) {
   }
 }
 
+// Runs held for their folder come first: each waits for an answer.
+void PrintHeld() {
+  auto held = launcher::ListHeld(policy::StateDir());
+  if (!held) return;  // the refusals below are still worth showing
+  const char* home = std::getenv("HOME");
+  for (const auto& run : *held) {
+    std::cout << "Waiting for you: "
+              << launcher::DescribeHeld(run, home ? home : "", std::time(nullptr))
+              << "\n    to start it: corral allow " << run.folder << "\n";
+  }
+  if (!held->empty()) std::cout << "\n";
+}
+
 int Run(const InboxOptions& options) {
   auto items = policy::InboxTake(policy::StateDir(), options.keep);
   if (!items) return Fail(items.error(), kExitRefused);
@@ -44,6 +60,7 @@ int Run(const InboxOptions& options) {
     }
     std::cout << out.dump(2) << "\n";
   } else {
+    PrintHeld();
     PrintHuman(*items);
   }
   return kExitOk;

@@ -11,6 +11,7 @@
 #include "launcher/session/session.h"
 #include "launcher/agents/agents.h"
 #include "launcher/engine/engine.h"
+#include "launcher/hold/hold.h"
 #include "launcher/launcher.h"
 #include "launcher/plan/plan.h"
 
@@ -173,7 +174,9 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
       return RunOutcome{kExitNotFound};
     }
   }
-  BoxDecision box = DecideBox(policy.level, options.headless, input.tty, Watching(policy.presence));
+  auto watching = AskOnce(Watching(policy.presence));  // asked once, only when it matters
+  BoxDecision box = DecideBox(policy.level, options.headless, input.tty, watching);
+  const std::vector<std::string> asked = input.agent_command;  // as the user gave it
   if (recipe) {
     auto run = ApplyRecipe(*recipe, input.agent_command,
                            {box.boxed, policy.level, input.home, input.state_dir, input.getenv});
@@ -181,6 +184,9 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
     input.agent_command = std::move(run->command);
     input.agent = std::move(run->additions);
   }
+  auto hold = HoldIfUnknown(policy, input, asked, options, watching);  // boxed or not
+  if (!hold) return hold.error();
+  if (hold->exit_code) return HeldOutcome(*hold);
   if (!box.boxed) return RunUnboxed(policy, input, options, box.why);
   // The agent's own image, unless --image or the config names one (a team's).
   const Recipe* image_recipe =

@@ -87,7 +87,8 @@ class Session:
         self.env.update({
             "HOME": str(self.work / "home"), "XDG_CONFIG_HOME": str(self.work / "config"),
             "XDG_STATE_HOME": str(self.work / "state"), "XDG_RUNTIME_DIR": str(self.work / "run"),
-            "CORRAL_ENGINE": f"unix:///run/corral-test/{ENGINE}.sock", "CORRAL_SHIM": SHIM})
+            "CORRAL_ENGINE": f"unix:///run/corral-test/{ENGINE}.sock", "CORRAL_SHIM": SHIM,
+            "CORRAL_HOLD_UNKNOWN_FOLDERS": "off"})  # holding: tests/session/hold_e2e.py
 
     def write_config(self, model_port, passed):
         config = {

@@ -79,6 +79,7 @@ def main():
     os.chown(home, USER, USER)
     user_env = {k: v for k, v in os.environ.items() if k != "XDG_RUNTIME_DIR"}
     user_env["HOME"] = str(home)
+    user_env["CORRAL_HOLD_UNKNOWN_FOLDERS"] = "off"  # headless runs in a temp folder
 
     def as_user(cmd):
         """Runs cmd as the test user, in the project, with the engine's socket open to it."""

@@ -68,6 +68,7 @@ def main():
             "HOME": str(work / "home"), "XDG_CONFIG_HOME": str(work / "config"),
             "XDG_STATE_HOME": str(work / "state"), "XDG_RUNTIME_DIR": str(work / "run"),
             "CORRAL_ENGINE": f"unix:///run/corral-test/{ENGINE}.sock", "CORRAL_SHIM": e2e.SHIM,
+            "CORRAL_HOLD_UNKNOWN_FOLDERS": "off",  # holding is tested in hold_e2e.py
         })
         for name in ("CORRAL_CONFIG", "CORRAL_LEVEL", "CORRAL_IMAGE", "DOCKER_HOST"):
             env.pop(name, None)

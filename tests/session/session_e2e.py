@@ -201,6 +201,8 @@ def main():
             "HOME": str(work / "home"), "XDG_CONFIG_HOME": str(work / "config"),
             "XDG_STATE_HOME": str(work / "state"), "XDG_RUNTIME_DIR": str(work / "run"),
             "CORRAL_ENGINE": f"unix://{SOCKET}", "CORRAL_SHIM": SHIM,
+            # Sessions in a fresh temp folder; holding is tested in hold_e2e.py.
+            "CORRAL_HOLD_UNKNOWN_FOLDERS": "off",
         })
         for name in ("CORRAL_CONFIG", "CORRAL_LEVEL", "CORRAL_IMAGE", "DOCKER_HOST"):
             env.pop(name, None)
