@@ -85,6 +85,7 @@ int RunCheckBatch(int fd, const policy::Matcher& matcher, const policy::Policy& 
 // One registration function per subcommand (cmd_<name>.cc).
 void AddCheckCommand(CLI::App& app, Globals& globals);
 void AddConfigCommand(CLI::App& app, Globals& globals);
+void AddConfigImportCommand(CLI::App* config, Globals& globals);  // config import
 void AddSpecCommand(CLI::App& app, Globals& globals);
 void AddRunCommand(CLI::App& app, Globals& globals);
 void AddAgentsCommand(CLI::App& app, Globals& globals);

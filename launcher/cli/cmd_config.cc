@@ -1,4 +1,5 @@
-// corral config show|check: every key with its value and origin; validation.
+// corral config show|check|import: every key with its value and origin; validation;
+// another tool's settings translated (cmd_config_import.cc).
 #include <iomanip>
 #include <iostream>
 
@@ -46,7 +47,7 @@ int Check(const Globals& globals) {
 }  // namespace
 
 void AddConfigCommand(CLI::App& app, Globals& globals) {
-  CLI::App* config = app.add_subcommand("config", "Show or validate the configuration");
+  CLI::App* config = app.add_subcommand("config", "Show, validate or import the configuration");
   config->require_subcommand(1);
   config->footer(
       "Precedence: defaults < config file < environment < flags (--set KEY=VALUE).\n"
@@ -60,6 +61,8 @@ void AddConfigCommand(CLI::App& app, Globals& globals) {
   CLI::App* check = config->add_subcommand(
       "check", "Validate the configuration: exit 0 when valid, 1 with the problem when not");
   check->callback([&globals] { globals.exit_code = Check(globals); });
+
+  AddConfigImportCommand(config, globals);
 }
 
 }  // namespace corral::cli
