@@ -282,21 +282,34 @@ Result<std::vector<ContextFile>> HostFiles(const std::string& ca_bundle,
 
 }  // namespace
 
-std::string DescribeAgentImage(Engine& engine, const std::string& tag) {
-  if (auto built = engine.ImageExists(tag); built && *built) return "image " + tag + ": built";
-  std::string base;
+BaseImagePlan PlanBaseImage(Engine& engine) {
   auto [id, codename] = HostRelease();
   std::string made = "corral-" + id + ":" + codename;
   if (auto slim = engine.ImageExists(kDebianSlim); slim && *slim) {
-    base = std::string(kDebianSlim) + " (on the engine)";
-  } else if (auto own = engine.ImageExists(made); own && *own) {
-    base = made + " (made earlier from this host's package sources)";
-  } else {
-    base = std::string(kDebianSlim) + " when a registry gives it, else made from this host's " +
-           "package sources with mmdebstrap";
+    return {kDebianSlim, std::string(kDebianSlim) + " (on the engine)", true, ""};
   }
-  return "image " + tag + ": not built yet; the first run builds it on " + base +
-         ", then the shared tools layer and the agent";
+  if (auto own = engine.ImageExists(made); own && *own) {
+    return {made, made + " (made earlier from this host's package sources)", true, ""};
+  }
+  std::string how = std::string(kDebianSlim) +
+                    " when a registry gives it, else made from this host's package sources with "
+                    "mmdebstrap";
+  std::string pull =
+      "or load " + std::string(kDebianSlim) + " into the engine (docker load, podman load)";
+  if (id.empty() || codename.empty()) {
+    return {kDebianSlim, how, false,
+            "this host's /etc/os-release names no Debian or Ubuntu release for mmdebstrap: " + pull};
+  }
+  if (FindInPath("mmdebstrap").empty()) {
+    return {made, how, false, "apt-get install mmdebstrap, " + pull};
+  }
+  return {made, how, true, ""};
+}
+
+std::string DescribeAgentImage(Engine& engine, const std::string& tag) {
+  if (auto built = engine.ImageExists(tag); built && *built) return "image " + tag + ": built";
+  return "image " + tag + ": not built yet; the first run builds it on " +
+         PlanBaseImage(engine).how + ", then the shared tools layer and the agent";
 }
 
 Result<std::string> EnsureCorralImage(Engine& engine, const std::string& version,

@@ -135,6 +135,18 @@ Result<std::string> EnsureCorralImage(Engine& engine, const std::string& version
                                       const std::string& corral_path, const std::string& ca_bundle,
                                       const std::string& shim_path, const std::string& shell_path);
 
+// Where an agent image's first build gets its Debian base: on the engine
+// already, or made with mmdebstrap (a registry is tried first, which only
+// the build itself can tell). `ready` is false when neither can be had here,
+// and `fix` then says what to install or load (corral doctor).
+struct BaseImagePlan {
+  std::string image;  // "debian:bookworm-slim", "corral-debian:bookworm"
+  std::string how;    // in words, for --print
+  bool ready = false;
+  std::string fix;
+};
+BaseImagePlan PlanBaseImage(Engine& engine);
+
 // For --print: whether the agent's image is built, else what its build
 // will start from (the Debian base there, or made from this host's sources).
 std::string DescribeAgentImage(Engine& engine, const std::string& tag);

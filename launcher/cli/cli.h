@@ -96,6 +96,7 @@ void AddPresenceCommand(CLI::App& app, Globals& globals);
 void AddInboxCommand(CLI::App& app, Globals& globals);
 void AddSeccompCommand(CLI::App& app, Globals& globals);
 void AddProxyCommand(CLI::App& app, Globals& globals);
+void AddDoctorCommand(CLI::App& app, Globals& globals);
 void AddAllowCommand(CLI::App& app, Globals& globals);
 void AddHeldCommand(CLI::App& app, Globals& globals);
 

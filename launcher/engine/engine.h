@@ -101,11 +101,22 @@ struct EngineChoice {
   // The session folder: when corral dies, the private service stops once
   // the reaper has removed it (its last step), within a minute.
   std::string session_dir;
+  // How long an engine that is starting (connected, no answer yet) is
+  // waited for; `corral doctor` waits 0 s, so a silent socket is reported
+  // after the ping's own 2 s instead of holding the check for a minute.
+  int starting_wait_seconds = 60;
+  // Ask /info even where it takes seconds (a root-owned Podman socket), for
+  // `corral doctor`'s runtime line; a session does without those facts there.
+  bool all_facts = false;
   void EmbedFor(const std::string& session_folder) {
     session_dir = session_folder;
     embed_dir = session_folder + "-engine";  // beside it: never inside the box
   }
 };
+// What to do when no engine answers (the end of Connect's error).
+inline constexpr const char* kNoEngineFix =
+    "Start Docker or Podman (systemctl start docker, or podman system service), install podman "
+    "(corral then starts one for each session), or name one with --engine unix:///path/to/socket";
 Result<EngineChoice> ChooseEndpoints(const std::string& flag, const std::string& configured,
                                      const std::function<const char*(const char*)>& getenv);
 
@@ -126,6 +137,8 @@ struct EngineFacts {
   // The cgroup controllers it can set for a box ("pids", "memory", "cpu");
   // nullopt when it did not say (then every limit is taken as held).
   std::optional<std::vector<std::string>> controllers;
+  std::string runtime;          // "runc", "crun"; "" when it did not say
+  std::optional<bool> seccomp;  // whether it applies seccomp profiles; nullopt: not said
 };
 EngineFacts PodmanFacts(const nlohmann::json& info);  // GET /libpod/info
 EngineFacts DockerFacts(const nlohmann::json& info);  // GET /info
@@ -186,7 +199,8 @@ class Engine {
   // Creates a container that is never started (to read or write its files);
   // its id. `what` names the step in an error.
   Result<std::string> CreateUnstarted(const nlohmann::json& body, const std::string& what);
-  static Result<std::optional<Engine>> Ping(const Endpoint& endpoint, std::string& tried);
+  static Result<std::optional<Engine>> Ping(const Endpoint& endpoint, const EngineChoice& choice,
+                                            std::string& tried);
   Endpoint endpoint_;
   std::string api_;  // "/v1.41"
   bool podman_ = false;

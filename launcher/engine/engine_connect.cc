@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <sstream>
@@ -17,7 +18,6 @@ namespace {
 
 constexpr double kMinApi = 1.41;
 constexpr double kMaxApi = 1.43;
-constexpr int kStartingWaitSeconds = 60;
 constexpr long kPingTimeoutMs = 2000;
 
 std::string Get(const std::function<const char*(const char*)>& getenv, const char* name) {
@@ -39,20 +39,24 @@ bool Starting(const Result<HttpResponse>& ping) {
   return ping ? ping->status >= 500 : ping.error().code == ETIMEDOUT;
 }
 
-std::string Why(const Result<HttpResponse>& ping) {
+std::string Why(const Result<HttpResponse>& ping, int waited_seconds) {
   if (ping) return "answered " + std::to_string(ping->status);
   if (ping.error().code == ECONNREFUSED) return "nothing listens there";
-  if (ping.error().code == ETIMEDOUT) return "no answer within 60 s";
+  if (ping.error().code == ETIMEDOUT) {
+    long seconds = std::max<long>(waited_seconds, kPingTimeoutMs / 1000);
+    return "no answer within " + std::to_string(seconds) + " s";
+  }
   return ping.error().message;
 }
 
 // The engine's /info: whether it runs without root (then a Podman box keeps
 // the user's id through the user namespace) and which cgroup limits it can
 // set. Podman's takes a second or two, so a socket owned by root (a rootful
-// service's) is not asked: nothing said, every limit taken as held.
-EngineFacts AskFacts(const Endpoint& endpoint, bool podman, const std::string& api) {
+// service's) is not asked unless `always`: nothing said, every limit taken
+// as held.
+EngineFacts AskFacts(const Endpoint& endpoint, bool podman, const std::string& api, bool always) {
   struct stat st {};
-  if (podman && !endpoint.socket_path.empty() &&
+  if (podman && !always && !endpoint.socket_path.empty() &&
       ::stat(endpoint.socket_path.c_str(), &st) == 0 && st.st_uid == 0) {
     return EngineFacts{};
   }
@@ -103,22 +107,24 @@ Result<EngineChoice> ChooseEndpoints(const std::string& flag, const std::string&
 // One endpoint: the engine when it answers /_ping (waiting while it starts);
 // nothing when it does not (why is added to `tried`); an error when it
 // answers but cannot serve.
-Result<std::optional<Engine>> Engine::Ping(const Endpoint& candidate, std::string& tried) {
+Result<std::optional<Engine>> Engine::Ping(const Endpoint& candidate, const EngineChoice& choice,
+                                           std::string& tried) {
   if (SocketMissing(candidate)) {
     AddTried(tried, candidate, "no socket there");
     return std::optional<Engine>();
   }
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kStartingWaitSeconds);
+  int wait_seconds = choice.starting_wait_seconds;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wait_seconds);
   bool said_waiting = false;
   auto ping = HttpRequest(candidate, "GET", "/_ping", "", kPingTimeoutMs);
   while (!ping || ping->status != 200) {
     if (!Starting(ping) || std::chrono::steady_clock::now() > deadline) {
-      AddTried(tried, candidate, Why(ping));
+      AddTried(tried, candidate, Why(ping, wait_seconds));
       return std::optional<Engine>();
     }
     if (!said_waiting) {
       std::fprintf(stderr, "corral: the engine at %s is starting; waiting for it (up to %d s)\n",
-                   candidate.url.c_str(), kStartingWaitSeconds);
+                   candidate.url.c_str(), wait_seconds);
       said_waiting = true;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -140,14 +146,14 @@ Result<std::optional<Engine>> Engine::Ping(const Endpoint& candidate, std::strin
                  : server.rfind("Docker/", 0) == 0
                      ? "docker " + server.substr(7, server.find(' ') - 7)
                      : "docker (API " + api + ")";
-  engine.facts_ = AskFacts(candidate, engine.podman_, engine.api_);
+  engine.facts_ = AskFacts(candidate, engine.podman_, engine.api_, choice.all_facts);
   return std::optional<Engine>(std::move(engine));
 }
 
 Result<Engine> Engine::Connect(const EngineChoice& choice) {
   std::string tried;
   for (const Endpoint& candidate : choice.candidates) {
-    auto engine = Ping(candidate, tried);
+    auto engine = Ping(candidate, choice, tried);
     if (!engine) return engine.error();
     if (*engine) return std::move(**engine);
   }
@@ -156,16 +162,13 @@ Result<Engine> Engine::Connect(const EngineChoice& choice) {
     auto embedded = EmbeddedPodman::Start(podman, choice.embed_dir, choice.session_dir, tried);
     if (!embedded) return embedded.error();
     std::string why;
-    auto engine = Ping((*embedded)->endpoint(), why);
+    auto engine = Ping((*embedded)->endpoint(), choice, why);
     if (!engine) return engine.error();
     if (!*engine) return Error("the session's own podman system service stopped answering: " + why);
     (*engine)->embedded_ = std::move(*embedded);
     return std::move(**engine);
   }
-  return Error("no container engine answered: tried " + tried +
-               ". Start Docker or Podman (systemctl start docker, or podman system service), "
-               "install podman (corral then starts one for each session), or name one with "
-               "--engine unix:///path/to/socket");
+  return Error("no container engine answered: tried " + tried + ". " + kNoEngineFix);
 }
 
 }  // namespace corral::launcher

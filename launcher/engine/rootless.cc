@@ -82,15 +82,26 @@ EngineFacts PodmanFacts(const nlohmann::json& info) {
   if (host.contains("cgroupControllers") && host["cgroupControllers"].is_array()) {
     facts.controllers = host["cgroupControllers"].get<std::vector<std::string>>();
   }
+  facts.runtime = host.value("/ociRuntime/name"_json_pointer, "");
+  if (auto seccomp = host.find("security"); seccomp != host.end() && seccomp->is_object() &&
+                                            seccomp->contains("seccompEnabled")) {
+    facts.seccomp = seccomp->value("seccompEnabled", false);
+  }
   return facts;
 }
 
 EngineFacts DockerFacts(const nlohmann::json& info) {
   EngineFacts facts;
   if (!info.is_object()) return facts;
-  for (const auto& option : info.value("SecurityOptions", nlohmann::json::array())) {
-    if (option.is_string() && option.get<std::string>() == "name=rootless") facts.rootless = true;
+  const auto options = info.value("SecurityOptions", nlohmann::json::array());
+  if (info.contains("SecurityOptions")) facts.seccomp = false;
+  for (const auto& option : options) {
+    if (!option.is_string()) continue;
+    const std::string text = option.get<std::string>();
+    if (text == "name=rootless") facts.rootless = true;
+    if (text.rfind("name=seccomp", 0) == 0) facts.seccomp = true;
   }
+  facts.runtime = info.value("DefaultRuntime", "");
   facts.cgroup_version = VersionNumber(info.value("CgroupVersion", ""));
   std::vector<std::string> controllers;
   for (const auto& [field, controller] :

@@ -45,6 +45,21 @@ TEST(EngineFacts, DockerSaysRootlessInSecurityOptions) {
   EXPECT_EQ(*rootful.controllers, (std::vector<std::string>{"memory", "pids", "cpu"}));
 }
 
+TEST(EngineFacts, RuntimeAndSeccompAsEachEngineSaysThem) {
+  EngineFacts podman = PodmanFacts(json::parse(
+      R"({"host": {"ociRuntime": {"name": "runc"}, "security": {"seccompEnabled": true}}})"));
+  EXPECT_EQ(podman.runtime, "runc");
+  EXPECT_EQ(podman.seccomp, std::optional<bool>(true));
+  EXPECT_FALSE(PodmanFacts(json::parse(R"({"host": {}})")).seccomp) << "not said";
+  EngineFacts docker = DockerFacts(json::parse(
+      R"({"DefaultRuntime": "crun", "SecurityOptions": ["name=seccomp,profile=builtin"]})"));
+  EXPECT_EQ(docker.runtime, "crun");
+  EXPECT_EQ(docker.seccomp, std::optional<bool>(true));
+  EngineFacts without = DockerFacts(json::parse(R"({"SecurityOptions": ["name=apparmor"]})"));
+  EXPECT_EQ(without.seccomp, std::optional<bool>(false)) << "listed, but not seccomp";
+  EXPECT_FALSE(DockerFacts(json::parse("{}")).seccomp) << "not said";
+}
+
 TEST(JudgeLimits, RootlessPodmanOnCgroupsV1HoldsOnlyPidsThroughNproc) {
   LimitsVerdict verdict = JudgeLimits(Wanted(), PodmanFacts(RootlessPodmanV1()), /*podman=*/true);
   EXPECT_EQ(verdict.not_in_force, (std::vector<std::string>{"memory 4096 MiB", "cpu 150/100 ms"}));

@@ -38,11 +38,17 @@ std::string SelfDir() {
   return std::filesystem::path(std::string(buf, n)).parent_path().string();
 }
 
-// $CORRAL_SHIM, beside corral, the build tree, then an installed layout.
+// $CORRAL_SHIM, else beside corral, the build tree, then an installed
+// layout. A CORRAL_SHIM that names no file finds none: the user named that
+// one, as --config names a file, and another shim would go into the box.
 std::string FindShim() {
+  std::string named = Env("CORRAL_SHIM");
+  if (!named.empty()) {
+    return IsFile(named) ? std::filesystem::path(named).lexically_normal().string() : "";
+  }
   std::string self = SelfDir();
   for (const std::string& candidate :
-       {Env("CORRAL_SHIM"), self + "/corral-shim", self + "/../images/corral-shim",
+       {self + "/corral-shim", self + "/../images/corral-shim",
         self + "/../lib/corral/corral-shim", std::string("/usr/lib/corral/corral-shim")}) {
     if (IsFile(candidate)) return std::filesystem::path(candidate).lexically_normal().string();
   }
