@@ -327,7 +327,7 @@ void ApplyVerdict(SessionPlan& plan, const LimitsVerdict& verdict);
 std::string LimitsLine(const Limits& wanted, const LimitsVerdict& verdict);
 
 // The host's setup for rootless engines, named on the start line of a
-// rootless session and by `corral run --print` (until `corral doctor`).
+// rootless session and by `corral run --print` and `corral doctor`.
 enum class IdMapTool { kMissing, kUnprivileged, kInstalled };
 struct RootlessHost {
   std::string user;
