@@ -1,5 +1,5 @@
 // corral's foundation: error values, owned file descriptors (and writing
-// all of a buffer to one), logging.
+// all of a buffer to one), logging, times as text.
 // The one public header of base/; every other folder may include it.
 #pragma once
 
@@ -7,4 +7,5 @@
 #include "base/result.h"
 #include "base/strings.h"
 #include "base/subprocess.h"
+#include "base/time_text.h"
 #include "base/unique_fd.h"

@@ -170,6 +170,7 @@ struct RunOptions {
   std::string engine;     // --engine URL, else policy/environment discovery
   bool print_only = false;
   bool headless = false;
+  int events_fd = -1;  // --json-events: every record line is copied here too
   std::string build_context;  // --build DIR: builds the image from it when missing
   // Where the policy came from: the oracle reloads it when the file changes.
   policy::LoadOptions policy_source;
@@ -179,14 +180,25 @@ struct RunOptions {
 // remove. Returns the agent's exit status, or 125 when the box could not be
 // set up (the error is in the Result then).
 struct RunOutcome {
+  RunOutcome(int code = 0) : exit_code(code) {}  // NOLINT: an exit status is an outcome
   int exit_code = 0;
   std::uint64_t blocked_while_away = 0;  // commands the oracle refused
+  std::uint64_t refused = 0;             // commands refused at all
+  std::map<std::string, std::uint64_t> refused_hosts;  // by the proxy, with counts
+  std::string record_path;               // the session record ("" when none)
 };
 Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> agent_command,
                        const std::string& image, const RunOptions& options);
 
 // "Had 2 commands blocked while you were away: corral inbox", or "" for none.
 std::string BlockedLine(std::uint64_t refused_while_away);
+// corral report: the record of `session` (an id or its prefix; "" = the last
+// one) summed up (docs/events.md, "corral report"), and that as text.
+Result<nlohmann::json> ReportSession(const std::string& state_dir, const std::string& session);
+std::string DescribeReport(const nlohmann::json& report);
+
+// "The proxy refused a.com (3 times), ...: corral allow --host ...", or "".
+std::string RefusedHostsLine(const std::map<std::string, std::uint64_t>& refused_hosts);
 
 // `corral ps`: one line per running session. `corral stop`: by session id,
 // container name or id prefix.

@@ -35,18 +35,6 @@ std::string_view CodeFor(int status) {
   }
 }
 
-std::string Iso8601Now() {
-  auto now = std::chrono::system_clock::now();
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
-  std::time_t secs = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
-  return buf;
-}
-
 std::string HostForHeader(const Conn& conn) {
   return conn.port == 80 ? conn.host.name : conn.host.name + ":" + std::to_string(conn.port);
 }
@@ -228,7 +216,9 @@ void Loop::LogDecision(const Conn& conn, std::string_view decision, std::string_
   if (!shared_->log) return;
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(shared_->clock->Now() - conn.started);
   nlohmann::json line = {
-      {"time", Iso8601Now()},
+      {"v", 1},
+      {"event", "network"},
+      {"time", UtcTime()},
       {"client", conn.peer},
       {"method", conn.request.method},
       {"host", conn.host.name},

@@ -38,4 +38,12 @@ Verdict DecideUnattended(const MatchResult& match, const Policy& policy, bool li
   return verdict;
 }
 
+ReasonText ReasonFor(const MatchResult& match, const Verdict& verdict) {
+  if (!match.reason.empty()) return {"", match.reason};
+  if (verdict.decision == Decision::kDeny && match.dangerous) {
+    return {"dangerous pattern: ", match.dangerous->description};
+  }
+  return {"", "no command on the deny list"};
+}
+
 }  // namespace corral::policy

@@ -27,15 +27,29 @@ Result<UniqueFd> OpenLocked(const std::string& state_dir) {
 }
 
 nlohmann::json ToJson(const InboxItem& item) {
-  return {{"time", item.time},       {"session", item.session}, {"project", item.project},
-          {"agent", item.agent},     {"command", item.command}, {"entry", item.entry}};
+  nlohmann::json j = {{"time", item.time},   {"session", item.session}, {"project", item.project},
+                      {"agent", item.agent}, {"command", item.command}, {"entry", item.entry}};
+  if (item.kind != "command") {
+    j["kind"] = item.kind;
+    j["times"] = item.times;
+  }
+  return j;
 }
 
 InboxItem FromJson(const nlohmann::json& j) {
   auto get = [&j](const char* key) {
     return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
   };
-  return {get("time"), get("session"), get("project"), get("agent"), get("command"), get("entry")};
+  InboxItem item;
+  item.time = get("time");
+  item.session = get("session");
+  item.project = get("project");
+  item.agent = get("agent");
+  item.command = get("command");
+  item.entry = get("entry");
+  if (j.contains("kind") && j["kind"].is_string()) item.kind = j["kind"].get<std::string>();
+  if (j.contains("times") && j["times"].is_number_unsigned()) item.times = j["times"].get<std::uint64_t>();
+  return item;
 }
 
 }  // namespace

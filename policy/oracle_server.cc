@@ -19,16 +19,6 @@ constexpr std::size_t kMaxRequest = (1 << 20) + 64 * 1024;  // a 1 MiB command a
 constexpr int kIoTimeoutSeconds = 5;
 constexpr std::size_t kMaxLoggedCommand = 16 * 1024;
 
-std::string NowIso8601() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_REALTIME, &ts);
-  tm utc{};
-  ::gmtime_r(&ts.tv_sec, &utc);
-  char text[40];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
-  return std::string(text) + "." + std::to_string(ts.tv_nsec / 1'000'000 + 1000).substr(1) + "Z";
-}
-
 bool WriteAll(int fd, std::string_view data) {
   while (!data.empty()) {
     ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
@@ -65,12 +55,8 @@ std::string Reply(Decision decision, const std::string& message) {
 
 class OracleServer : public Oracle {
  public:
-  OracleServer(OracleOptions options, std::unique_ptr<OracleStateHolder> state, UniqueFd listener,
-               UniqueFd log)
-      : options_(std::move(options)),
-        state_(std::move(state)),
-        listener_(std::move(listener)),
-        log_(std::move(log)) {
+  OracleServer(OracleOptions options, std::unique_ptr<OracleStateHolder> state, UniqueFd listener)
+      : options_(std::move(options)), state_(std::move(state)), listener_(std::move(listener)) {
     for (int i = 0; i < std::max(1, options_.workers); ++i) {
       workers_.emplace_back([this] { AcceptLoop(); });
     }
@@ -142,9 +128,16 @@ class OracleServer : public Oracle {
               bool watching) {
     const std::string& command = request["command"].get_ref<const std::string&>();
     bool refused = answer.decision == Decision::kDeny;
-    std::string time = NowIso8601();
-    if (log_.valid()) {
+    std::string time = UtcTime();
+    if (options_.record) {
+      nlohmann::json words = nlohmann::json::array();
+      for (const auto& word : answer.match.words) {
+        words.push_back({{"text", word.text}, {"offset", word.offset}, {"length", word.length}});
+      }
+      ReasonText reason = ReasonFor(answer.match, {answer.decision, answer.message});
       nlohmann::json event = {
+          {"v", 1},
+          {"event", "command"},
           {"time", time},
           {"session", options_.session},
           {"shell", request.value("shell", "")},
@@ -157,23 +150,25 @@ class OracleServer : public Oracle {
           {"finding", answer.match.finding == Finding::kListed         ? "listed"
                       : answer.match.finding == Finding::kUndetermined ? "undetermined"
                                                                        : "none"},
-          {"entry", answer.match.entry.empty() ? nlohmann::json(nullptr)
-                                               : nlohmann::json(answer.match.entry)},
-          {"reason", answer.match.reason},
+          {"entry", answer.match.finding == Finding::kListed ? nlohmann::json(answer.match.entry)
+                                                             : nlohmann::json(nullptr)},
+          {"reason", std::string(reason.prefix) + std::string(reason.detail)},
           {"dangerous", answer.match.dangerous ? nlohmann::json(answer.match.dangerous->category)
                                                : nlohmann::json(nullptr)},
+          {"words", std::move(words)},
           {"watching", asked ? nlohmann::json(watching) : nlohmann::json(nullptr)}};
-      std::string text =
-          event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-      // O_APPEND and one write per line keep concurrent lines whole.
-      if (::write(log_.get(), text.data(), text.size()) < 0) {
-        log::warn("cannot write the session's event log: {}", std::strerror(errno));
-      }
+      if (refused) event["message"] = answer.message;
+      options_.record(event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     }
     if (refused && asked && !watching) {
       ++refused_while_away_;
-      InboxItem item{time, options_.session, options_.project, options_.agent, command,
-                     answer.match.entry};
+      InboxItem item;
+      item.time = time;
+      item.session = options_.session;
+      item.project = options_.project;
+      item.agent = options_.agent;
+      item.command = command;
+      item.entry = answer.match.entry;
       if (!options_.inbox_dir.empty()) {
         auto added = InboxAdd(options_.inbox_dir, item);
         if (!added) log::warn("cannot add to the inbox: {}", added.error().message);
@@ -185,7 +180,6 @@ class OracleServer : public Oracle {
   OracleOptions options_;
   std::unique_ptr<OracleStateHolder> state_;
   UniqueFd listener_;
-  UniqueFd log_;
   std::vector<std::thread> workers_;
   std::atomic<bool> stopping_{false};
   std::atomic<std::uint64_t> allowed_{0}, refused_{0}, refused_while_away_{0};
@@ -215,15 +209,10 @@ Result<UniqueFd> Listen(const std::string& path) {
 Result<std::unique_ptr<Oracle>> Oracle::Start(OracleOptions options) {
   auto state = OracleStateHolder::Create(options.policy_source, options.deny_list_copy);
   if (!state) return state.error().Context("starting the oracle");
-  UniqueFd log;
-  if (!options.event_log.empty()) {
-    log.Reset(::open(options.event_log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
-    if (!log.valid()) return Error::FromErrno("cannot open the event log " + options.event_log);
-  }
   auto listener = Listen(options.socket_path);
   if (!listener) return listener.error().Context("starting the oracle");
   return std::unique_ptr<Oracle>(new OracleServer(std::move(options), std::move(*state),
-                                                  std::move(*listener), std::move(log)));
+                                                  std::move(*listener)));
 }
 
 }  // namespace corral::policy

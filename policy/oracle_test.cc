@@ -8,6 +8,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <thread>
 
 #include "policy/policy.h"
@@ -68,7 +69,10 @@ class OracleTest : public ::testing::Test {
     options.policy_source.config_path = config_;
     options.policy_source.getenv = [](const char*) -> const char* { return nullptr; };
     options.deny_list_copy = (dir_ / "deny-list").string();
-    options.event_log = (dir_ / "events.jsonl").string();
+    options.record = [path = (dir_ / "events.jsonl").string(), this](std::string_view line) {
+      std::lock_guard lock(record_mu_);
+      std::ofstream(path, std::ios::app) << line << "\n";
+    };
     options.inbox_dir = (dir_ / "state").string();
     options.session = "s1";
     options.project = "/p";
@@ -83,6 +87,7 @@ class OracleTest : public ::testing::Test {
   fs::path dir_;
   std::string config_;
   std::atomic<bool> watching_{false};
+  std::mutex record_mu_;
   std::unique_ptr<Oracle> oracle_;
 };
 
@@ -153,9 +158,15 @@ TEST_F(OracleTest, LogsEveryDecisionAndKeepsRefusalsForTheInbox) {
   ASSERT_EQ(events.size(), 3u);
   EXPECT_EQ(events[0]["decision"], "allow");
   EXPECT_EQ(events[0]["watching"], nullptr);  // presence is not asked for ordinary commands
+  EXPECT_EQ(events[1]["event"], "command");
   EXPECT_EQ(events[1]["decision"], "deny");
   EXPECT_EQ(events[1]["entry"], "aws");
   EXPECT_EQ(events[1]["session"], "s1");
+  EXPECT_EQ(events[1]["finding"], "listed");
+  EXPECT_EQ(events[1]["words"][0]["text"], "aws");
+  EXPECT_NE(events[1]["message"].get<std::string>().find("corral blocked this"), std::string::npos);
+  EXPECT_FALSE(events[0].contains("message"));
+  EXPECT_EQ(events[0]["reason"], "no command on the deny list");
   EXPECT_EQ(events[2]["decision"], "allow");
   EXPECT_EQ(events[2]["watching"], true);
 

@@ -220,8 +220,10 @@ struct InboxItem {
   std::string session;
   std::string project;
   std::string agent;
-  std::string command;
-  std::string entry;  // the list line, or "" when undetermined/dangerous
+  std::string command;  // kind "host": the host name
+  std::string entry;    // the list line, or "" when undetermined/dangerous
+  std::string kind = "command";  // or "host": a host the proxy refused
+  std::uint64_t times = 1;       // kind "host": refusals in that session
 };
 
 // The inbox lives in <state_dir>/inbox.jsonl; both calls take an exclusive
@@ -289,6 +291,13 @@ struct Verdict {
 };
 Verdict DecideUnattended(const MatchResult& match, const Policy& policy, bool list_empty);
 
+// Why a verdict is what it is, as `corral check` and the session record say
+// it: the text is prefix + detail.
+struct ReasonText {
+  std::string_view prefix, detail;
+};
+ReasonText ReasonFor(const MatchResult& match, const Verdict& verdict);
+
 // ---------------------------------------------------------------- oracle
 
 // The host side of the shim: answers "may this shell command run?" on a
@@ -298,7 +307,9 @@ struct OracleOptions {
   LoadOptions policy_source;    // reloaded when the config file changes
   std::string deny_list_copy;   // the current list, one entry per line, for the
                                 // shim's fallback ("" = none)
-  std::string event_log;        // one JSON line per decision ("" = none)
+  // Given each decision as one JSON line ({"event":"command",...}, the
+  // fields of `corral check --json`); called on a worker thread. May be empty.
+  std::function<void(std::string_view line)> record;
   std::string inbox_dir;        // refusals while away ("" = no inbox)
   std::string session, project, agent;
   // Somebody is watching; asked only when a command would be refused.

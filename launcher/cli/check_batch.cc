@@ -130,7 +130,7 @@ void AppendVerdict(std::string& out, const policy::MatchResult& match,
     out += "null";
   }
   out += ",\"reason\":";
-  ReasonText reason = ReasonFor(match, verdict);
+  policy::ReasonText reason = policy::ReasonFor(match, verdict);
   if (reason.prefix.empty()) {
     AppendJsonString(out, reason.detail);
   } else {
@@ -153,14 +153,6 @@ void Flush(std::string& out, bool& broken) {
 }
 
 }  // namespace
-
-ReasonText ReasonFor(const policy::MatchResult& match, const policy::Verdict& verdict) {
-  if (!match.reason.empty()) return {"", match.reason};
-  if (verdict.decision == policy::Decision::kDeny && match.dangerous) {
-    return {"dangerous pattern: ", match.dangerous->description};
-  }
-  return {"", "no command on the deny list"};
-}
 
 int RunCheckBatch(int fd, const policy::Matcher& matcher, const policy::Policy& policy) {
   std::string in, out, command;

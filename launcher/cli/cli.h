@@ -71,13 +71,6 @@ int Fail(const Error& error, int exit_code);
 // The closest command name within a small edit distance, or "".
 std::string SuggestCommand(const std::string& typed);
 
-// Why a verdict of `corral check` is what it is: the text is prefix + detail
-// (check_batch.cc).
-struct ReasonText {
-  std::string_view prefix, detail;
-};
-ReasonText ReasonFor(const policy::MatchResult& match, const policy::Verdict& verdict);
-
 // corral check --batch: decides each line of `fd` ({"command": "..."}) and
 // writes one JSON verdict line per input line to stdout (check_batch.cc).
 int RunCheckBatch(int fd, const policy::Matcher& matcher, const policy::Policy& policy);
@@ -94,6 +87,7 @@ void AddPsCommand(CLI::App& app, Globals& globals);
 void AddStopCommand(CLI::App& app, Globals& globals);
 void AddPresenceCommand(CLI::App& app, Globals& globals);
 void AddInboxCommand(CLI::App& app, Globals& globals);
+void AddReportCommand(CLI::App& app, Globals& globals);
 void AddSeccompCommand(CLI::App& app, Globals& globals);
 void AddProxyCommand(CLI::App& app, Globals& globals);
 void AddDoctorCommand(CLI::App& app, Globals& globals);

@@ -27,7 +27,7 @@ std::string_view FindingName(policy::Finding finding) {
 }
 
 std::string Reason(const policy::MatchResult& match, const policy::Verdict& verdict) {
-  ReasonText reason = ReasonFor(match, verdict);
+  policy::ReasonText reason = policy::ReasonFor(match, verdict);
   return std::string(reason.prefix) + std::string(reason.detail);
 }
 

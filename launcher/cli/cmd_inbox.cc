@@ -1,4 +1,5 @@
 // corral inbox: commands refused while you were away; viewing clears them.
+#include <algorithm>
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
@@ -19,14 +20,30 @@ void PrintHuman(const std::vector<policy::InboxItem>& items) {
     std::cout << "Nothing was blocked while you were away.\n";
     return;
   }
-  std::cout << items.size() << (items.size() == 1 ? " command was" : " commands were")
-            << " blocked while you were away:\n";
+  std::size_t hosts = std::count_if(items.begin(), items.end(),
+                                    [](const auto& item) { return item.kind == "host"; });
+  std::size_t commands = items.size() - hosts;
+  if (commands > 0) {
+    std::cout << commands << (commands == 1 ? " command was" : " commands were")
+              << " blocked while you were away";
+  }
+  if (hosts > 0) {
+    std::cout << (commands > 0 ? "; " : "") << hosts << (hosts == 1 ? " host was" : " hosts were")
+              << " refused by the proxy";
+  }
+  std::cout << ":\n";
   std::string session;
   for (const auto& item : items) {
     if (item.session != session) {
       session = item.session;
       std::cout << "\nsession " << item.session << ": " << (item.agent.empty() ? "?" : item.agent)
                 << " in " << item.project << "\n";
+    }
+    if (item.kind == "host") {
+      std::cout << "  " << item.time << "  refused host " << item.command << " (" << item.times
+                << (item.times == 1 ? " time" : " times") << ")\n      to allow it: corral allow "
+                << "--host " << item.command << " [--project]\n";
+      continue;
     }
     std::cout << "  " << item.time << "  " << item.command << "\n      "
               << (item.entry.empty() ? "its program could not be determined"
@@ -55,7 +72,8 @@ int Run(const InboxOptions& options) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& i : *items) {
       out.push_back({{"time", i.time}, {"session", i.session}, {"project", i.project},
-                     {"agent", i.agent}, {"command", i.command},
+                     {"agent", i.agent}, {"command", i.command}, {"kind", i.kind},
+                     {"times", i.times},
                      {"entry", i.entry.empty() ? nlohmann::json(nullptr) : nlohmann::json(i.entry)}});
     }
     std::cout << out.dump(2) << "\n";

@@ -1,4 +1,7 @@
 // corral run: start an agent in its box, attached to this terminal.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <iostream>
 
 #include "launcher/cli/cli.h"
@@ -7,11 +10,35 @@
 namespace corral::cli {
 namespace {
 
+// With --fail-on-refusal, a session whose agent succeeded but had a command
+// or a host refused ends with this status (sysexits' EX_NOPERM).
+constexpr int kExitRefusedInSession = 77;
+
 struct RunCliOptions {
   std::vector<std::string> command;  // AGENT [ARGS...]
   std::string image;
+  std::string json_events;  // FILE, or "-" for stdout
+  bool fail_on_refusal = false;
   launcher::RunOptions run;
 };
+
+// --json-events: a file of its own, or "-": this process's stdout, whose
+// other writers (the agent's output included) then go to stderr, so a
+// program reading stdout gets the record alone.
+Result<UniqueFd> OpenEvents(const std::string& target) {
+  if (target == "-") {
+    std::cout.flush();
+    UniqueFd events(::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3));
+    if (!events.valid()) return Error::FromErrno("--json-events -: cannot keep stdout");
+    if (::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+      return Error::FromErrno("--json-events -: cannot send other output to stderr");
+    }
+    return events;
+  }
+  UniqueFd events(::open(target.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  if (!events.valid()) return Error::FromErrno("--json-events: cannot open " + target);
+  return events;
+}
 
 int RunRun(const RunCliOptions& options, const Globals& globals) {
   auto source = PolicySource(globals);
@@ -20,10 +47,26 @@ int RunRun(const RunCliOptions& options, const Globals& globals) {
   if (!policy) return Fail(policy.error(), kExitUsage);
   launcher::RunOptions run = options.run;
   run.policy_source = *source;
+  UniqueFd events;
+  if (!options.json_events.empty() && !run.print_only) {
+    auto opened = OpenEvents(options.json_events);
+    if (!opened) return Fail(opened.error(), kExitUsage);
+    events = std::move(*opened);
+    run.events_fd = events.get();
+  }
   auto outcome = launcher::Run(*policy, options.command, options.image, run);
   if (!outcome) return Fail(outcome.error(), launcher::kExitBoxFailed);
   if (outcome->blocked_while_away > 0) {
     std::cerr << launcher::BlockedLine(outcome->blocked_while_away) << "\n";
+  }
+  if (!outcome->refused_hosts.empty()) {
+    std::cerr << "corral: " << launcher::RefusedHostsLine(outcome->refused_hosts) << "\n";
+  }
+  bool refused = outcome->refused > 0 || !outcome->refused_hosts.empty();
+  if (options.fail_on_refusal && refused && outcome->exit_code == 0) {
+    std::cerr << "corral: --fail-on-refusal: " << outcome->refused << " command(s) and "
+              << outcome->refused_hosts.size() << " host(s) were refused (corral report)\n";
+    return kExitRefusedInSession;
   }
   return outcome->exit_code;
 }
@@ -59,6 +102,11 @@ void AddRunCommand(CLI::App& app, Globals& globals) {
                   "Folder with a Dockerfile: the image is built from it when missing")
       ->check(CLI::ExistingDirectory);
   sub->add_flag("--headless", options->run.headless, "No terminal, even when there is one");
+  sub->add_option("--json-events", options->json_events,
+                  "Write the session record (docs/events.md) to FILE, or to stdout with `-` "
+                  "(the agent's output then goes to stderr)");
+  sub->add_flag("--fail-on-refusal", options->fail_on_refusal,
+                "Exit 77 when the agent succeeded but a command or a host was refused");
   sub->add_flag("--print", options->run.print_only, "Print the plan and the rendering; run nothing");
   sub->callback([options, &globals] {
     options->command = globals.command_words;

@@ -17,6 +17,8 @@ const std::vector<Command>& Commands() {
        AddCheckCommand, Words::kCommandLine},
       {"presence", "Say whether somebody is watching, and why", AddPresenceCommand},
       {"inbox", "List commands refused while you were away", AddInboxCommand},
+      {"report", "Sum up a session: commands run and refused, hosts, files changed",
+       AddReportCommand},
       {"held", "List runs waiting for their folder to be allowed", AddHeldCommand},
       {"allow", "Allow a folder for runs started while nobody watches; releases held runs",
        AddAllowCommand},

@@ -84,6 +84,7 @@ Result<HoldResult> Wait(const std::string& state_dir, const std::string& folder,
                         const std::vector<std::string>& asked, int wait_minutes) {
   HoldResult result;
   result.held_since_ms = NowMs();
+  result.folder = folder;
   HeldRun run{RandomId(), folder, asked, result.held_since_ms / 1000, static_cast<int>(::getpid()),
               ProcessStart(static_cast<int>(::getpid()))};
   BlockedSignals signals;  // before the record: a Ctrl-C from here on removes it

@@ -87,6 +87,7 @@ struct HoldResult {
   std::optional<int> exit_code;
   std::int64_t held_since_ms = 0;   // since the epoch
   std::int64_t released_at_ms = 0;  // 0 when it was not released
+  std::string folder;               // the folder it was held in, when held
 };
 inline constexpr int kExitHeld = 75;  // EX_TEMPFAIL: allow the folder and run again
 // The outcome of a run that ended while held (its exit_code).

@@ -1,26 +1,7 @@
+// The session's host services: the oracle and the proxy, writing to the record.
 #include "launcher/session/session.h"
 
-#include <sys/stat.h>
-
-#include <filesystem>
-#include <fstream>
-#include <mutex>
-
 namespace corral::launcher {
-namespace {
-
-// One JSON line per proxy decision, appended from any of its threads.
-std::function<void(std::string_view)> AppendLines(const std::string& path) {
-  auto file = std::make_shared<std::ofstream>(path, std::ios::app);
-  if (!*file) return nullptr;
-  auto mutex = std::make_shared<std::mutex>();
-  return [file, mutex](std::string_view line) {
-    std::lock_guard lock(*mutex);
-    *file << line << '\n' << std::flush;
-  };
-}
-
-}  // namespace
 
 std::function<bool()> Watching(const policy::PresencePolicy& presence) {
   auto sources = policy::MakePresenceSources(presence);
@@ -46,21 +27,15 @@ std::uint64_t HostServices::Stop() {
 
 Result<HostServices> StartServices(const policy::Policy& policy,
                                    const policy::LoadOptions& policy_source,
-                                   const SessionPlan& plan, bool with_proxy) {
+                                   const SessionPlan& plan, bool with_proxy,
+                                   SessionRecord& record) {
   HostServices services;
-  std::string logs = policy::StateDir() + "/logs";
-  std::error_code ec;
-  std::filesystem::create_directories(logs, ec);
-  if (ec) return Error("cannot create the log folder " + logs + ": " + ec.message());
-  ::chmod(logs.c_str(), 0700);
-  std::string prefix = logs + "/" + plan.session_id;
-  services.oracle_log = prefix + "-commands.jsonl";
 
   policy::OracleOptions oracle;
   oracle.socket_path = plan.session_dir + "/" + kOracleSocket;
   oracle.policy_source = policy_source;
   oracle.deny_list_copy = plan.session_dir + "/" + kDenyListFile;
-  oracle.event_log = services.oracle_log;
+  oracle.record = [&record](std::string_view line) { record.Command(line); };
   oracle.inbox_dir = policy::StateDir();
   oracle.session = plan.session_id;
   oracle.project = plan.project_dir;
@@ -79,9 +54,7 @@ Result<HostServices> StartServices(const policy::Policy& policy,
     netfilter::ProxyConfig config = netfilter::FromPolicy(policy.network);
     config.rules.allowed_domains = plan.allowed_domains;  // policy's plus the git host
     config.listen = "unix:" + plan.session_dir + "/" + kProxySocket;
-    services.proxy_log = prefix + "-network.jsonl";
-    config.log = AppendLines(services.proxy_log);
-    if (!config.log) return Error::FromErrno("cannot open the proxy log " + services.proxy_log);
+    config.log = [&record](std::string_view line) { record.Network(line); };
     auto proxy = netfilter::Proxy::Start(config);
     if (!proxy) {
       services.Stop();

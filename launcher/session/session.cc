@@ -187,7 +187,8 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   auto hold = HoldIfUnknown(policy, input, asked, options, watching);  // boxed or not
   if (!hold) return hold.error();
   if (hold->exit_code) return HeldOutcome(*hold);
-  if (!box.boxed) return RunUnboxed(policy, input, options, box.why);
+  auto held = HoldEvents(hold->folder, hold->held_since_ms, hold->released_at_ms);
+  if (!box.boxed) return RunUnboxed(policy, input, options, box.why, std::move(held));
   // The agent's own image, unless --image or the config names one (a team's).
   const Recipe* image_recipe =
       recipe && input.image.empty() && policy.settings.at("image").origin == policy::Origin::kDefault
@@ -247,11 +248,22 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   if (auto ok = MakeAgentFolders(input.agent); !ok) return ok.error();
   Cleanup cleanup(*plan);
   if (auto ok = PrepareSessionDir(*plan); !ok) return ok.error();
-  auto services = StartServices(policy, options.policy_source, *plan, /*with_proxy=*/true);
-  if (!services) return services.error();
-  auto outcome = RunPlan(*engine, *plan, cleanup, options.build_context, *engine_lines);
-  std::uint64_t blocked = services->Stop();
+  auto recorder = Recorder::Start(*plan, options, StartedEvent(*plan, box, input.agent_command,
+                                                               engine->name(),
+                                                               engine->endpoint().url),
+                                  std::move(held));
+  if (!recorder) return recorder.error();
+  Result<RunOutcome> outcome = RunOutcome{};
+  std::uint64_t blocked = 0;
+  if (auto services = StartServices(policy, options.policy_source, *plan, /*with_proxy=*/true,
+                                    recorder->record())) {
+    outcome = RunPlan(*engine, *plan, cleanup, options.build_context, *engine_lines);
+    blocked = services->Stop();
+  } else {
+    outcome = services.error();
+  }
   if (outcome) outcome->blocked_while_away = blocked;
+  recorder->End(outcome, blocked);
   return outcome;
 }
 

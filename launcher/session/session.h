@@ -5,10 +5,13 @@
 
 #include <termios.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <future>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -64,6 +67,78 @@ class Notifier {
   std::thread thread_;
 };
 
+// The session record (docs/events.md): one JSON object per line, kept in
+// StateDir()/sessions/<id>.jsonl and, with --json-events, copied to a file or
+// stdout. Thread-safe: the oracle's and the proxy's threads write to it.
+struct RecordCounts {
+  std::uint64_t commands = 0, refused = 0;
+  std::uint64_t connections = 0, connections_refused = 0;
+  std::map<std::string, std::uint64_t> refused_hosts;  // 403s, by host
+};
+class SessionRecord {
+ public:
+  // `copy_fd` (not owned, -1 for none) gets every line too.
+  static Result<std::shared_ptr<SessionRecord>> Open(const std::string& path,
+                                                    std::string session_id, int copy_fd);
+  // Adds "v", "time" and "session" when the event has none.
+  void Write(nlohmann::json event);
+  void Command(std::string_view line);  // the oracle's decision line
+  void Network(std::string_view line);  // the proxy's decision line
+  RecordCounts Counts() const;
+  const std::string& path() const { return path_; }
+  const std::string& session() const { return session_; }
+
+ private:
+  SessionRecord() = default;
+  void Append(std::string_view line);
+
+  std::string path_, session_;
+  UniqueFd file_;
+  mutable std::mutex mu_;
+  int copy_fd_ = -1;
+  bool warned_ = false;
+  RecordCounts counts_;
+};
+std::string SessionRecordPath(const std::string& state_dir, const std::string& session_id);
+// The held and released events of a run that waited for `corral allow`
+// (none when since_ms is 0); written before session_started.
+std::vector<nlohmann::json> HoldEvents(const std::string& folder, std::int64_t since_ms,
+                                       std::int64_t released_ms);
+
+// The project's files as git sees them (project_changes.cc): nullopt when
+// the project is not a git work tree or git is missing.
+struct ProjectSnapshot {
+  std::string head;                           // "" before the first commit
+  std::map<std::string, std::string> dirty;   // path -> status, size, mtime
+};
+std::optional<ProjectSnapshot> SnapshotProject(const std::string& dir);
+// Files changed between two snapshots, commits made in between included.
+std::vector<std::string> ChangedFiles(const std::string& dir, const ProjectSnapshot& before,
+                                      const ProjectSnapshot& after);
+
+// session_started's fields that only the caller knows ("" engine: none).
+struct BoxDecision;
+nlohmann::json StartedEvent(const SessionPlan& plan, const BoxDecision& box,
+                            const std::vector<std::string>& agent_command,
+                            const std::string& engine, const std::string& endpoint);
+
+// A session's record from start to end: opens it, writes session_started,
+// snapshots the project in the background; End writes session_ended, puts
+// each refused host in the inbox once and fills the outcome's counts.
+class Recorder {
+ public:
+  static Result<Recorder> Start(const SessionPlan& plan, const RunOptions& options,
+                                nlohmann::json started, std::vector<nlohmann::json> before);
+  SessionRecord& record() { return *record_; }
+  void End(Result<RunOutcome>& outcome, std::uint64_t refused_while_away);
+
+ private:
+  std::shared_ptr<SessionRecord> record_;
+  std::string project_, agent_;
+  std::chrono::steady_clock::time_point started_;
+  std::shared_future<std::optional<ProjectSnapshot>> before_;
+};
+
 // The session's host services: the oracle (answers the shim's questions) and
 // the proxy (the box's only way out), both on unix sockets in the session
 // folder. Private to launcher/.
@@ -71,8 +146,6 @@ struct HostServices {
   std::unique_ptr<Notifier> notifier;  // outlives the oracle, which feeds it
   std::unique_ptr<policy::Oracle> oracle;
   std::unique_ptr<netfilter::Proxy> proxy;  // null for an unboxed session
-  std::string oracle_log;                   // where the decisions are written
-  std::string proxy_log;
 
   // Stops both; returns the number of commands refused while nobody watched.
   std::uint64_t Stop();
@@ -84,9 +157,11 @@ std::function<bool()> Watching(const policy::PresencePolicy& presence);
 
 // Starts the oracle, and the proxy when `with_proxy`. Either failing is an
 // error: the session does not start without them.
+// Their decisions go to `record`, which must outlive them.
 Result<HostServices> StartServices(const policy::Policy& policy,
                                    const policy::LoadOptions& policy_source,
-                                   const SessionPlan& plan, bool with_proxy);
+                                   const SessionPlan& plan, bool with_proxy,
+                                   SessionRecord& record);
 
 // The session's host side: terminal mode, signals, the watchdog socket, the
 // reaper, and the stream pump between this terminal and the box. Private.
@@ -173,8 +248,10 @@ Result<void> PrepareUnboxedSessionDir(const std::string& dir, const std::string&
 Result<void> PrepareRuntimeDir(const std::string& dir);
 
 // Runs the agent on the host; the oracle answers its shell commands.
+// `held`: HoldEvents of the wait before it, for the record.
 Result<RunOutcome> RunUnboxed(const policy::Policy& policy, const PlanInput& input,
-                              const RunOptions& options, const std::string& why);
+                              const RunOptions& options, const std::string& why,
+                              std::vector<nlohmann::json> held);
 
 // A name for the box's user in the image's /etc/passwd and /etc/group.
 // The box runs as the host's uid:gid; when the image has no line for that

@@ -116,7 +116,8 @@ std::vector<std::string> UnboxedEnvironment(const std::vector<std::string>& curr
 }
 
 Result<RunOutcome> RunUnboxed(const policy::Policy& policy, const PlanInput& input,
-                              const RunOptions& options, const std::string& why) {
+                              const RunOptions& options, const std::string& why,
+                              std::vector<nlohmann::json> held) {
   SessionPlan plan;  // only what the oracle needs: no box
   plan.session_id = input.session_id.empty() ? RandomSessionId() : input.session_id;
   plan.session_dir = input.runtime_dir + "/sessions/" + plan.session_id;
@@ -139,19 +140,32 @@ Result<RunOutcome> RunUnboxed(const policy::Policy& policy, const PlanInput& inp
   }
   if (auto ok = PrepareRuntimeDir(input.runtime_dir); !ok) return ok.error();
   if (auto ok = PrepareUnboxedSessionDir(plan.session_dir, input.shell_path); !ok) return ok.error();
-  auto services = StartServices(policy, options.policy_source, plan, /*with_proxy=*/false);
-  if (!services) {
+  auto recorder = Recorder::Start(plan, options,
+                                  StartedEvent(plan, {false, why}, input.agent_command, "", ""),
+                                  std::move(held));
+  if (!recorder) {
     RemoveSessionDir(plan);
-    return services.error();
+    return recorder.error();
   }
-  std::fprintf(stderr, "corral: %s runs unboxed (%s); the deny list still applies\n",
-               input.agent_command.front().c_str(), why.c_str());
-  auto code = SpawnAndWait(program, input.agent_command, env);
-  RunOutcome outcome;
-  outcome.blocked_while_away = services->Stop();
+  auto services = StartServices(policy, options.policy_source, plan, /*with_proxy=*/false,
+                                recorder->record());
+  Result<RunOutcome> outcome = RunOutcome{};
+  if (services) {
+    std::fprintf(stderr, "corral: %s runs unboxed (%s); the deny list still applies\n",
+                 input.agent_command.front().c_str(), why.c_str());
+    auto code = SpawnAndWait(program, input.agent_command, env);
+    std::uint64_t blocked = services->Stop();
+    if (code) {
+      outcome->exit_code = *code;
+      outcome->blocked_while_away = blocked;
+    } else {
+      outcome = code.error();
+    }
+  } else {
+    outcome = services.error();
+  }
   RemoveSessionDir(plan);
-  if (!code) return code.error();
-  outcome.exit_code = *code;
+  recorder->End(outcome, outcome ? outcome->blocked_while_away : 0);
   return outcome;
 }
 

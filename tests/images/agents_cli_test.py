@@ -26,7 +26,9 @@ class AgentsCliTest(unittest.TestCase):
         self.env = {"PATH": os.environ.get("PATH", ""), "HOME": self.home,
                     "XDG_CONFIG_HOME": os.path.join(self.home, "cfg"),
                     "XDG_RUNTIME_DIR": self.dir.name,
-                    "CORRAL_ENGINE_SOCKETS": os.path.join(self.dir.name, "no-engine.sock")}
+                    "CORRAL_ENGINE_SOCKETS": os.path.join(self.dir.name, "no-engine.sock"),
+                    # Runs here have no terminal, in a new folder: not held (hold_cli_test).
+                    "CORRAL_HOLD_UNKNOWN_FOLDERS": "off"}
 
     def tearDown(self):
         self.dir.cleanup()

@@ -1,0 +1,204 @@
+// The session record (docs/events.md): every event of a session as one JSON
+// line, appended by the oracle's and the proxy's threads alike.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+
+#include "launcher/session/session.h"
+
+namespace corral::launcher {
+std::vector<nlohmann::json> HoldEvents(const std::string& folder, std::int64_t since_ms,
+                                       std::int64_t released_ms) {
+  if (since_ms == 0) return {};
+  std::vector<nlohmann::json> events;
+  std::string since = UtcTime(since_ms);
+  events.push_back({{"event", "held"}, {"time", since}, {"folder", folder}, {"since", since}});
+  if (released_ms != 0) {
+    events.push_back({{"event", "released"},
+                      {"time", UtcTime(released_ms)},
+                      {"folder", folder},
+                      {"since", since}});
+  }
+  return events;
+}
+
+std::string SessionRecordPath(const std::string& state_dir, const std::string& session_id) {
+  return state_dir + "/sessions/" + session_id + ".jsonl";
+}
+
+Result<std::shared_ptr<SessionRecord>> SessionRecord::Open(const std::string& path,
+                                                          std::string session_id, int copy_fd) {
+  std::error_code ec;
+  std::string folder = std::filesystem::path(path).parent_path().string();
+  std::filesystem::create_directories(folder, ec);
+  if (ec) return Error("cannot create the session record's folder " + folder + ": " + ec.message());
+  ::chmod(folder.c_str(), 0700);
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
+  if (!fd.valid()) return Error::FromErrno("cannot open the session record " + path);
+  auto record = std::shared_ptr<SessionRecord>(new SessionRecord());
+  record->path_ = path;
+  record->session_ = std::move(session_id);
+  record->file_ = std::move(fd);
+  record->copy_fd_ = copy_fd;
+  return record;
+}
+
+void SessionRecord::Append(std::string_view line) {
+  std::string text(line);
+  text += '\n';
+  std::lock_guard lock(mu_);
+  // One write per line: O_APPEND keeps each line whole.
+  if (!WriteAll(file_.get(), text.data(), text.size()) && !warned_) {
+    warned_ = true;
+    log::warn("cannot write the session record {}: {}", path_, std::strerror(errno));
+  }
+  if (copy_fd_ >= 0 && !WriteAll(copy_fd_, text.data(), text.size())) copy_fd_ = -1;  // a closed reader: stop
+}
+
+void SessionRecord::Write(nlohmann::json event) {
+  if (!event.contains("v")) event["v"] = 1;
+  if (!event.contains("time")) event["time"] = UtcTime();
+  if (!event.contains("session")) event["session"] = session_;
+  Append(event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+void SessionRecord::Command(std::string_view line) {
+  {
+    std::lock_guard lock(mu_);
+    ++counts_.commands;
+    // The oracle's line has "decision":"deny" for a refusal; inside a JSON
+    // string those quotes would be escaped, so a command cannot fake it.
+    if (line.find("\"decision\":\"deny\"") != std::string_view::npos) ++counts_.refused;
+  }
+  Append(line);
+}
+
+void SessionRecord::Network(std::string_view line) {
+  auto event = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!event.is_object()) return Append(line);
+  {
+    std::lock_guard lock(mu_);
+    ++counts_.connections;
+    if (event.value("decision", "") == "deny") {
+      ++counts_.connections_refused;
+      // 403 is the proxy's "this host (or address) may not be reached".
+      std::string host = event.value("host", "");
+      if (event.value("status", 0) == 403 && !host.empty()) ++counts_.refused_hosts[host];
+    }
+  }
+  event["session"] = session_;
+  Write(std::move(event));
+}
+
+RecordCounts SessionRecord::Counts() const {
+  std::lock_guard lock(mu_);
+  return counts_;
+}
+
+std::string RefusedHostsLine(const std::map<std::string, std::uint64_t>& refused_hosts) {
+  if (refused_hosts.empty()) return "";
+  std::vector<std::pair<std::string, std::uint64_t>> hosts(refused_hosts.begin(),
+                                                           refused_hosts.end());
+  std::stable_sort(hosts.begin(), hosts.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string line = "The proxy refused ";
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    if (i > 0) line += ", ";
+    line += hosts[i].first + " (" + std::to_string(hosts[i].second) +
+            (hosts[i].second == 1 ? " time)" : " times)");
+  }
+  return line + ". To allow one for later sessions: corral allow --host NAME [--project]";
+}
+
+nlohmann::json StartedEvent(const SessionPlan& plan, const BoxDecision& box,
+                            const std::vector<std::string>& agent_command,
+                            const std::string& engine, const std::string& endpoint) {
+  auto or_null = [](const std::string& text) {
+    return text.empty() ? nlohmann::json(nullptr) : nlohmann::json(text);
+  };
+  return {{"boxed", box.boxed},
+          {"why", box.why},
+          {"command", agent_command},
+          {"image", box.boxed ? or_null(plan.image) : nlohmann::json(nullptr)},
+          {"engine", or_null(engine)},
+          {"endpoint", or_null(endpoint)},
+          // Where the box's services run: on this machine, beside corral.
+          {"mode", box.boxed ? nlohmann::json("local") : nlohmann::json("unboxed")},
+          {"allowed_hosts", box.boxed ? nlohmann::json(plan.allowed_domains) : nlohmann::json(nullptr)}};
+}
+
+Result<Recorder> Recorder::Start(const SessionPlan& plan, const RunOptions& options,
+                                 nlohmann::json started, std::vector<nlohmann::json> before) {
+  auto record = SessionRecord::Open(SessionRecordPath(policy::StateDir(), plan.session_id),
+                                    plan.session_id, options.events_fd);
+  if (!record) return record.error();
+  Recorder recorder;
+  recorder.record_ = std::move(*record);
+  recorder.project_ = plan.project_dir;
+  recorder.agent_ = plan.labels.count("corral.agent") ? plan.labels.at("corral.agent") : "";
+  recorder.started_ = std::chrono::steady_clock::now();
+  // git status can take a while in a large project: off the start path.
+  recorder.before_ = std::async(std::launch::async, SnapshotProject, plan.project_dir).share();
+  started["event"] = "session_started";
+  started["project"] = plan.project_dir;
+  started["agent"] = recorder.agent_;
+  for (auto& event : before) recorder.record_->Write(std::move(event));
+  recorder.record_->Write(std::move(started));
+  return recorder;
+}
+
+void Recorder::End(Result<RunOutcome>& outcome, std::uint64_t refused_while_away) {
+  RecordCounts counts = record_->Counts();
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - started_);
+  nlohmann::json hosts = nlohmann::json::array();
+  for (const auto& [host, times] : counts.refused_hosts) {
+    hosts.push_back({{"host", host}, {"count", times}});
+  }
+  nlohmann::json files = nullptr;
+  std::optional<ProjectSnapshot> before = before_.valid() ? before_.get() : std::nullopt;
+  if (before) {
+    if (auto after = SnapshotProject(project_)) files = ChangedFiles(project_, *before, *after);
+  }
+  nlohmann::json ended = {
+      {"event", "session_ended"},
+      {"exit_status", outcome ? outcome->exit_code : kExitBoxFailed},
+      {"duration_ms", ms.count()},
+      {"counts",
+       {{"commands", counts.commands},
+        {"refused", counts.refused},
+        {"refused_while_away", refused_while_away},
+        {"connections", counts.connections},
+        {"connections_refused", counts.connections_refused}}},
+      {"refused_hosts", std::move(hosts)},
+      {"files_changed", std::move(files)}};
+  if (!outcome) ended["error"] = outcome.error().message;
+  record_->Write(std::move(ended));
+  // Nobody can approve a host during the session: each is left in the inbox
+  // once, for whoever comes back.
+  for (const auto& [host, times] : counts.refused_hosts) {
+    policy::InboxItem item;
+    item.time = UtcTime();
+    item.session = record_->session();
+    item.project = project_;
+    item.agent = agent_;
+    item.kind = "host";
+    item.command = host;
+    item.times = times;
+    if (auto added = policy::InboxAdd(policy::StateDir(), item); !added) {
+      log::warn("cannot add to the inbox: {}", added.error().message);
+    }
+  }
+  if (outcome) {
+    outcome->refused = counts.refused;
+    outcome->refused_hosts = counts.refused_hosts;
+    outcome->record_path = record_->path();
+  }
+}
+
+}  // namespace corral::launcher
