@@ -163,6 +163,23 @@ namespace libpod {
 // The body of POST /v4.0.0/libpod/containers/create (SpecGenerator).
 nlohmann::json Render(const SessionPlan& plan);
 }  // namespace libpod
+namespace kubernetes {
+// On paper (docs/kubernetes.md): not run on a cluster by corral.
+struct Options {
+  std::string proxy_image;    // the corral image, which runs `corral proxy`
+  std::string project_claim;  // PersistentVolumeClaim holding the project; "" picks one
+};
+// The objects in the order to create them (ConfigMap, Service, the two
+// NetworkPolicies, the proxy Pod, the agent Pod), and the notes: what the
+// cluster must provide and what the plan has that a Pod cannot express.
+struct Rendering {
+  std::vector<nlohmann::json> objects;
+  std::vector<std::string> notes;
+};
+Rendering Render(const SessionPlan& plan, const Options& options);
+// Multi-document YAML, the notes as comments first: what `kubectl apply -f` takes.
+std::string ToYaml(const Rendering& rendering);
+}  // namespace kubernetes
 
 // ---------------------------------------------------------------- sessions
 

@@ -12,6 +12,7 @@ struct SpecOptions {
   std::string format = "oci";
   std::string image;
   std::string session_dir;
+  launcher::kubernetes::Options kubernetes{"corral:" CORRAL_VERSION, ""};
 };
 
 int RunSpec(const SpecOptions& options, const Globals& globals) {
@@ -39,6 +40,11 @@ int RunSpec(const SpecOptions& options, const Globals& globals) {
       return Fail(ok.error(), launcher::kExitBoxFailed);
     }
   }
+  if (options.format == "kubernetes") {
+    auto rendering = launcher::kubernetes::Render(*plan, options.kubernetes);
+    std::cout << launcher::kubernetes::ToYaml(rendering);
+    return kExitOk;
+  }
   nlohmann::json out = options.format == "docker"   ? launcher::docker::Render(*plan)
                        : options.format == "libpod" ? launcher::libpod::Render(*plan)
                                                     : launcher::oci::Render(*plan);
@@ -53,15 +59,23 @@ void AddSpecCommand(CLI::App& app, Globals& globals) {
   CLI::App* sub = app.add_subcommand("spec", "Print the box for this project; runs nothing");
   sub->footer(
       "Formats: oci (config.json for an OCI runtime bundle, the spec of record),\n"
-      "docker (POST /containers/create body), libpod (Podman SpecGenerator).\n"
+      "docker (POST /containers/create body), libpod (Podman SpecGenerator),\n"
+      "kubernetes (YAML for kubectl apply -f: the agent's Pod, a proxy Pod and Service,\n"
+      "NetworkPolicies, a ConfigMap; on paper, not tested on a cluster: docs/kubernetes.md).\n"
       "Usage: corral spec [OPTIONS] AGENT [ARGS...]\n"
       "corral's options come before the agent's name; every word after it is the\n"
       "agent's, verbatim, as with `corral run`.\n"
       "Examples:\n"
       "  corral spec claude --resume abc\n"
-      "  corral spec --format docker sh -c 'make test'\n");
-  sub->add_option("--format", options->format, "oci, docker or libpod")
-      ->check(CLI::IsMember({"oci", "docker", "libpod"}));
+      "  corral spec --format docker sh -c 'make test'\n"
+      "  corral spec --format kubernetes --project-claim shop-src claude -p 'fix the build'\n");
+  sub->add_option("--format", options->format, "oci, docker, libpod or kubernetes")
+      ->check(CLI::IsMember({"oci", "docker", "libpod", "kubernetes"}));
+  sub->add_option("--proxy-image", options->kubernetes.proxy_image,
+                  "kubernetes: the corral image, for the proxy Pod (default corral:VERSION)");
+  sub->add_option("--project-claim", options->kubernetes.project_claim,
+                  "kubernetes: the PersistentVolumeClaim holding the project "
+                  "(default corral-project-NAME)");
   sub->add_option("--image", options->image, "Image to run (default: the `image` setting)");
   sub->add_option("--session-dir", options->session_dir,
                   "Use and prepare this session folder (masks, shim mount point, seccomp.json), "

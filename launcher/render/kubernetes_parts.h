@@ -1,0 +1,39 @@
+// The pieces kubernetes::Render puts together (launcher/render/kubernetes_*.cc).
+// Private to render/.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "launcher/launcher.h"
+
+namespace corral::launcher::kubernetes {
+
+inline constexpr int kProxyPort = 3128;
+inline constexpr const char* kLabelRole = "corral.role";  // agent | proxy
+// The kubelet looks for Localhost profiles under its seccomp root.
+inline constexpr const char* kSeccompRoot = "/var/lib/kubelet/seccomp";
+
+// The names and labels every object of one session shares.
+struct Names {
+  std::string base;       // DNS label from the container name: the agent Pod, the ConfigMap
+  std::string proxy;      // the proxy's Pod and Service
+  std::string secret;     // the Secret the user makes for variables passed by name
+  std::string claim;      // the project's PersistentVolumeClaim
+  std::string seccomp;    // localhostProfile, relative to kSeccompRoot
+  std::string proxy_url;  // http://<proxy Service>:3128
+  nlohmann::json agent_labels;
+  nlohmann::json proxy_labels;
+};
+Names MakeNames(const SessionPlan& plan, const Options& options);
+
+// `text` as a DNS label (lower case, [a-z0-9-], at most `max` characters).
+std::string DnsLabel(const std::string& text, std::size_t max = 63);
+// Whether `value` may be a label value (at most 63 of [A-Za-z0-9._-], alphanumeric ends).
+bool IsLabelValue(const std::string& value);
+
+// The agent's Pod; adds to `notes` what the plan has that the Pod cannot say.
+nlohmann::json AgentPod(const SessionPlan& plan, const Names& names, const Options& options,
+                        std::vector<std::string>& notes);
+
+}  // namespace corral::launcher::kubernetes
