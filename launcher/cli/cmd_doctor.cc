@@ -48,7 +48,9 @@ void AddDoctorCommand(CLI::App& app, Globals& globals) {
   CLI::App* doctor =
       app.add_subcommand("doctor", "Say whether a boxed session can start here, and what to do");
   doctor->add_option("--engine", options->engine,
-                     "Engine to check (unix:///path or tcp://host:port); default as corral run");
+                     "Engine to check (unix:///path, tcp://host:port or ssh://[user@]host); "
+                     "default as corral run");
+  AddEngineTlsFlags(doctor);
   doctor->add_flag("--json", options->json,
                    "Print {\"ok\", \"checks\": [{name, status, detail, fix}]} for programs");
   doctor->footer(

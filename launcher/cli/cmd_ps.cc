@@ -9,7 +9,9 @@ namespace corral::cli {
 void AddPsCommand(CLI::App& app, Globals& globals) {
   auto engine = std::make_shared<std::string>();
   CLI::App* sub = app.add_subcommand("ps", "List running corral sessions");
-  sub->add_option("--engine", *engine, "Engine API endpoint");
+  sub->add_option("--engine", *engine,
+                  "Engine API endpoint: unix:///path, tcp://host:port or ssh://[user@]host");
+  AddEngineTlsFlags(sub);
   sub->callback([engine, &globals] {
     auto policy = LoadPolicy(globals);
     if (!policy) {

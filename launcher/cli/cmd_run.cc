@@ -97,7 +97,9 @@ void AddRunCommand(CLI::App& app, Globals& globals) {
       "  corral run --image my-agent:1 --build ./agent-image claude -p 'fix the build'\n");
   sub->add_option("--image", options->image, "Image to run (default: the `image` setting)");
   sub->add_option("--engine", options->run.engine,
-                  "Engine API endpoint: unix:///path or tcp://host:port");
+                  "Engine API endpoint: unix:///path, tcp://host:port or "
+                  "ssh://[user@]host[:port][/socket]");
+  AddEngineTlsFlags(sub);
   sub->add_option("--build", options->run.build_context,
                   "Folder with a Dockerfile: the image is built from it when missing")
       ->check(CLI::ExistingDirectory);

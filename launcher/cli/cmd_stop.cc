@@ -10,7 +10,9 @@ void AddStopCommand(CLI::App& app, Globals& globals) {
   auto engine = std::make_shared<std::string>();
   auto id = std::make_shared<std::string>();
   CLI::App* sub = app.add_subcommand("stop", "Stop and remove a corral session's box");
-  sub->add_option("--engine", *engine, "Engine API endpoint");
+  sub->add_option("--engine", *engine,
+                  "Engine API endpoint: unix:///path, tcp://host:port or ssh://[user@]host");
+  AddEngineTlsFlags(sub);
   sub->add_option("id", *id, "Session id (corral ps), container name or id")->required();
   sub->callback([engine, id, &globals] {
     auto policy = LoadPolicy(globals);

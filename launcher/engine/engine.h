@@ -20,20 +20,54 @@
 
 namespace corral::launcher {
 
-// HTTP to a container engine over a unix socket or TCP (+TLS), with libcurl.
-// Private to launcher/.
-// Where an engine listens: unix:///path, or tcp://host:port with optional TLS
-// (DOCKER_TLS_VERIFY / DOCKER_CERT_PATH: cert.pem, key.pem, ca.pem).
+// HTTP to a container engine over a unix socket, TCP (+TLS) or ssh, with
+// libcurl. Private to launcher/.
+// TLS for tcp:// (DOCKER_TLS_VERIFY with DOCKER_CERT_PATH's ca.pem, cert.pem
+// and key.pem; --engine-tls-ca/-cert/-key, which set CORRAL_ENGINE_TLS_*).
+struct TlsSettings {
+  bool on = false;
+  std::string ca, cert, key;  // "" leaves libcurl's default (CA) or none
+};
+// ssh://[user@]host[:port][/socket]: with a socket path (Podman's form) the
+// far socket is forwarded; without (Docker's), `docker system dial-stdio`
+// runs there for each connection. The user's own ssh does it (ssh_tunnel.cc).
+struct SshTarget {
+  std::string user, host, port;
+  std::string socket;    // "" = docker system dial-stdio
+  std::string identity;  // a Podman connection's key file (ssh -i), else ""
+};
+// Where an engine listens: unix:///path, tcp://host:port, ssh://...
 struct Endpoint {
   std::string url;          // as given
-  std::string socket_path;  // unix only
+  std::string socket_path;  // unix; for ssh, the tunnel's local socket once open
   std::string base;         // "http://localhost" or "http(s)://host:port"
   std::string cert, key, ca;
+  std::optional<SshTarget> ssh;
   std::string source;       // where it came from: "--engine", "DOCKER_HOST", "default"
 };
 Result<Endpoint> ParseEndpoint(const std::string& url, const std::string& source,
-                               const std::string& tls_verify = "",
-                               const std::string& cert_path = "");
+                               const TlsSettings& tls = {});
+// DOCKER_TLS_VERIFY, DOCKER_CERT_PATH (default ~/.docker), CORRAL_ENGINE_TLS_*.
+TlsSettings TlsFromEnvironment(const std::function<const char*(const char*)>& getenv,
+                               const std::string& home);
+
+// An engine named by a Docker context or a Podman connection (contexts.cc).
+struct NamedEndpoint {
+  std::string url, source;
+  TlsSettings tls;       // the context's own tls/ files
+  std::string identity;  // the connection's ssh key
+};
+// DOCKER_CONTEXT, else config.json's currentContext ($DOCKER_CONFIG or
+// ~/.docker); nothing for "default" or none; an error for a name with no meta.
+Result<std::optional<NamedEndpoint>> DockerContextEndpoint(
+    const std::function<const char*(const char*)>& getenv, const std::string& home);
+// CONTAINER_CONNECTION, else [engine] active_service of the last of `files`
+// that sets it; its [engine.service_destinations.NAME] uri and identity.
+Result<std::optional<NamedEndpoint>> PodmanConnectionEndpoint(
+    const std::function<const char*(const char*)>& getenv, const std::vector<std::string>& files);
+// $CONTAINERS_CONF alone, else the system's, /etc's and the user's, in that order.
+std::vector<std::string> ContainersConfFiles(const std::function<const char*(const char*)>& getenv,
+                                             const std::string& home);
 
 struct CurlDeleter {
   void operator()(CURL* curl) const { curl_easy_cleanup(curl); }
@@ -122,6 +156,30 @@ Result<EngineChoice> ChooseEndpoints(const std::string& flag, const std::string&
 
 class EmbeddedPodman;
 
+// The local end of an ssh:// engine (ssh_tunnel.cc): a unix socket in a
+// folder of corral's runtime folder, served through the user's own ssh
+// until this object goes or corral dies. An error carries ssh's own line
+// ("Permission denied (publickey)", "Host key verification failed.").
+class SshTunnel {
+ public:
+  // When corral dies, the tunnel stays until `session_dir` is gone (the
+  // reaper removes the box through it first), at most a minute.
+  static Result<std::shared_ptr<SshTunnel>> Open(const Endpoint& endpoint,
+                                                 const std::string& session_dir);
+  const std::string& socket() const { return socket_; }
+  std::string LastWords() const;  // ssh's last line on stderr, "" when none
+  ~SshTunnel();  // ends every ssh and removes the folder
+
+  SshTunnel(const SshTunnel&) = delete;
+  SshTunnel& operator=(const SshTunnel&) = delete;
+
+ private:
+  SshTunnel() = default;
+  std::string dir_, socket_;
+  pid_t keeper_ = -1;
+  UniqueFd done_;  // the keeper reads 'd' (stop now) or EOF (corral died)
+};
+
 // What a build may set beyond its context.
 struct BuildOptions {
   std::map<std::string, std::string> args;  // ARG values (--build-arg)
@@ -129,6 +187,26 @@ struct BuildOptions {
   // none (dockerd --bridge none) would give them no network at all.
   bool host_network = false;
 };
+
+// Who the engine says it is (remote.cc), to tell this machine from another.
+struct EngineHost {
+  std::string hostname, kernel, root_dir;  // "" when it did not say
+};
+EngineHost HostFromInfo(const nlohmann::json& info, bool podman);
+EngineHost ThisHost();  // uname's node name and release
+// Whether an engine is on another machine, and why, in a few words.
+struct Locality {
+  bool remote = false;
+  std::string why;
+};
+// Another host name or kernel, or a data root missing here, is another
+// machine; an engine that says nothing is taken as remote (fail closed).
+Locality JudgeLocality(const EngineHost& engine, const EngineHost& here,
+                       const std::function<bool(const std::string&)>& exists);
+// Local when the kernel says dockerd or podman in this mount namespace
+// serves the socket (SO_PEERCRED); nullopt when it cannot say (a forwarder,
+// another namespace, no permission): then the engine's word decides.
+std::optional<Locality> SocketServedHere(const std::string& socket_path);
 
 // What an engine's /info says about the boxes it can make (rootless.cc).
 struct EngineFacts {
@@ -139,6 +217,7 @@ struct EngineFacts {
   std::optional<std::vector<std::string>> controllers;
   std::string runtime;          // "runc", "crun"; "" when it did not say
   std::optional<bool> seccomp;  // whether it applies seccomp profiles; nullopt: not said
+  EngineHost host;
 };
 EngineFacts PodmanFacts(const nlohmann::json& info);  // GET /libpod/info
 EngineFacts DockerFacts(const nlohmann::json& info);  // GET /info
@@ -156,6 +235,12 @@ class Engine {
   const EngineFacts& facts() const { return facts_; }
   std::string name() const { return name_; }  // "docker 20.10.24", "podman 4.3.1"
   const Endpoint& endpoint() const { return endpoint_; }
+  // On another machine (remote.cc): its boxes cannot see this machine's folders.
+  bool remote() const { return locality_.remote; }
+  const std::string& remote_why() const { return locality_.why; }  // "it runs on host 'b', ..."
+  // "" when the engine is here; else the one line that refuses a boxed session on it.
+  std::string RefuseBoxedSession() const;
+  std::string ModeLine() const;  // for --print: "mode: local box (...)" or "mode: network (...)"
 
   Result<bool> ImageExists(const std::string& image);
   Result<void> Pull(const std::string& image);
@@ -207,6 +292,8 @@ class Engine {
   EngineFacts facts_;  // rootless Podman: the box runs with keep-id
   std::string name_;
   std::shared_ptr<EmbeddedPodman> embedded_;  // stops with the last copy
+  std::shared_ptr<SshTunnel> tunnel_;         // ssh:// engines; ends with the last copy
+  Locality locality_;
 };
 
 // The body of the create call: Docker's, or libpod's for Podman, where a

@@ -56,7 +56,7 @@ std::string Why(const Result<HttpResponse>& ping, int waited_seconds) {
 // as held.
 EngineFacts AskFacts(const Endpoint& endpoint, bool podman, const std::string& api, bool always) {
   struct stat st {};
-  if (podman && !always && !endpoint.socket_path.empty() &&
+  if (podman && !always && !endpoint.ssh && !endpoint.socket_path.empty() &&
       ::stat(endpoint.socket_path.c_str(), &st) == 0 && st.st_uid == 0) {
     return EngineFacts{};
   }
@@ -64,23 +64,68 @@ EngineFacts AskFacts(const Endpoint& endpoint, bool podman, const std::string& a
                           10000);
   if (!info || info->status != 200) return EngineFacts{};
   auto json = nlohmann::json::parse(info->body, nullptr, false);
-  return podman ? PodmanFacts(json) : DockerFacts(json);
+  EngineFacts facts = podman ? PodmanFacts(json) : DockerFacts(json);
+  facts.host = HostFromInfo(json, podman);
+  return facts;
 }
 
-}  // namespace
+bool PathExists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
 
-Result<EngineChoice> ChooseEndpoints(const std::string& flag, const std::string& configured,
-                                     const std::function<const char*(const char*)>& getenv) {
-  EngineChoice choice;
-  std::string tls = Get(getenv, "DOCKER_TLS_VERIFY"), certs = Get(getenv, "DOCKER_CERT_PATH");
+// The engines a user named, in order: the first one set is the only one tried.
+Result<std::optional<Endpoint>> NamedEngine(const std::string& flag, const std::string& configured,
+                                            const std::function<const char*(const char*)>& getenv) {
+  std::string home = Get(getenv, "HOME");
+  TlsSettings tls = TlsFromEnvironment(getenv, home);
   for (const auto& [url, source] :
        {std::pair{flag, "--engine"}, std::pair{configured, "engine (config or CORRAL_ENGINE)"},
         std::pair{Get(getenv, "DOCKER_HOST"), "DOCKER_HOST"},
         std::pair{Get(getenv, "CONTAINER_HOST"), "CONTAINER_HOST"}}) {
     if (url.empty()) continue;
-    auto endpoint = ParseEndpoint(url, source, tls, certs);
+    auto endpoint = ParseEndpoint(url, source, tls);
     if (!endpoint) return endpoint.error();
-    choice.candidates.push_back(*endpoint);
+    return std::optional<Endpoint>(*endpoint);
+  }
+  auto docker = DockerContextEndpoint(getenv, home);
+  if (!docker) return docker.error();
+  auto podman = *docker ? docker
+                        : PodmanConnectionEndpoint(getenv, ContainersConfFiles(getenv, home));
+  if (!podman) return podman.error();
+  if (!*podman) return std::optional<Endpoint>();
+  const NamedEndpoint& named = **podman;
+  // The flags (CORRAL_ENGINE_TLS_*) and DOCKER_TLS_VERIFY go before a context's own files.
+  auto endpoint = ParseEndpoint(named.url, named.source, tls.on ? tls : named.tls);
+  if (!endpoint) return endpoint.error();
+  if (endpoint->ssh) endpoint->ssh->identity = named.identity;
+  return std::optional<Endpoint>(*endpoint);
+}
+
+}  // namespace
+
+std::string Engine::ModeLine() const {
+  if (!locality_.remote) {
+    return "mode: local box (engine " + endpoint_.url + ": " + locality_.why +
+           "; the box bind-mounts this machine's folders)";
+  }
+  return "mode: network (engine " + endpoint_.url + " is on another machine: " + locality_.why +
+         "); not built yet, so corral run refuses to start a box there";
+}
+
+std::string Engine::RefuseBoxedSession() const {
+  if (!locality_.remote) return "";
+  return "engine " + endpoint_.url + " is on another machine (" + locality_.why +
+         "); boxed sessions on a remote engine need the network mode, not built yet";
+}
+
+Result<EngineChoice> ChooseEndpoints(const std::string& flag, const std::string& configured,
+                                     const std::function<const char*(const char*)>& getenv) {
+  EngineChoice choice;
+  auto named = NamedEngine(flag, configured, getenv);
+  if (!named) return named.error();
+  if (*named) {
+    choice.candidates.push_back(**named);
     choice.named = true;
     return choice;
   }
@@ -107,8 +152,19 @@ Result<EngineChoice> ChooseEndpoints(const std::string& flag, const std::string&
 // One endpoint: the engine when it answers /_ping (waiting while it starts);
 // nothing when it does not (why is added to `tried`); an error when it
 // answers but cannot serve.
-Result<std::optional<Engine>> Engine::Ping(const Endpoint& candidate, const EngineChoice& choice,
+Result<std::optional<Engine>> Engine::Ping(const Endpoint& named, const EngineChoice& choice,
                                            std::string& tried) {
+  Endpoint candidate = named;
+  std::shared_ptr<SshTunnel> tunnel;
+  if (candidate.ssh) {
+    auto opened = SshTunnel::Open(candidate, choice.session_dir);
+    if (!opened) {
+      AddTried(tried, candidate, opened.error().message);
+      return std::optional<Engine>();
+    }
+    tunnel = std::move(*opened);
+    candidate.socket_path = tunnel->socket();
+  }
   if (SocketMissing(candidate)) {
     AddTried(tried, candidate, "no socket there");
     return std::optional<Engine>();
@@ -119,7 +175,9 @@ Result<std::optional<Engine>> Engine::Ping(const Endpoint& candidate, const Engi
   auto ping = HttpRequest(candidate, "GET", "/_ping", "", kPingTimeoutMs);
   while (!ping || ping->status != 200) {
     if (!Starting(ping) || std::chrono::steady_clock::now() > deadline) {
-      AddTried(tried, candidate, Why(ping, wait_seconds));
+      std::string ssh_said = tunnel ? tunnel->LastWords() : "";
+      AddTried(tried, candidate,
+               Why(ping, wait_seconds) + (ssh_said.empty() ? "" : "; ssh said: " + ssh_said));
       return std::optional<Engine>();
     }
     if (!said_waiting) {
@@ -147,6 +205,12 @@ Result<std::optional<Engine>> Engine::Ping(const Endpoint& candidate, const Engi
                      ? "docker " + server.substr(7, server.find(' ') - 7)
                      : "docker (API " + api + ")";
   engine.facts_ = AskFacts(candidate, engine.podman_, engine.api_, choice.all_facts);
+  engine.tunnel_ = std::move(tunnel);
+  auto here = candidate.ssh ? std::nullopt : SocketServedHere(candidate.socket_path);
+  if (!here && engine.facts_.host.hostname.empty()) {  // a root-owned Podman's, skipped above
+    engine.facts_ = AskFacts(candidate, engine.podman_, engine.api_, /*always=*/true);
+  }
+  engine.locality_ = here ? *here : JudgeLocality(engine.facts_.host, ThisHost(), PathExists);
   return std::optional<Engine>(std::move(engine));
 }
 
@@ -168,7 +232,13 @@ Result<Engine> Engine::Connect(const EngineChoice& choice) {
     (*engine)->embedded_ = std::move(*embedded);
     return std::move(**engine);
   }
-  return Error("no container engine answered: tried " + tried + ". " + kNoEngineFix);
+  bool local_socket = choice.candidates.size() == 1 && !choice.candidates[0].ssh &&
+                      !choice.candidates[0].socket_path.empty();
+  return Error("no container engine answered: tried " + tried + ". " +
+               (!choice.named || local_socket ? kNoEngineFix
+                                              : "Check the address, that the engine runs there, "
+                                                "and that you can reach it yourself (docker -H URL "
+                                                "info, or ssh to the host)"));
 }
 
 }  // namespace corral::launcher

@@ -36,7 +36,9 @@ using Slist = std::unique_ptr<curl_slist, SlistDeleter>;
 
 // The error, with an errno that tells "connected, but no answer in time"
 // (ETIMEDOUT: an engine still starting) from "nobody listens" (ECONNREFUSED).
-Error CurlError(const Endpoint& endpoint, CURL* curl, CURLcode code) {
+// libcurl's own detail ("SSL certificate problem: certificate has expired")
+// says more than the code's text, so it comes first when there is one.
+Error CurlError(const Endpoint& endpoint, CURL* curl, CURLcode code, const char* detail) {
   int errno_value = 0;
   if (code == CURLE_OPERATION_TIMEDOUT) {
     curl_off_t connected_us = 0;
@@ -45,38 +47,24 @@ Error CurlError(const Endpoint& endpoint, CURL* curl, CURLcode code) {
   } else if (code == CURLE_COULDNT_CONNECT) {
     errno_value = ECONNREFUSED;
   }
-  return Error(std::string(curl_easy_strerror(code)) + " at " + endpoint.url, errno_value);
+  std::string why = detail && *detail ? detail : curl_easy_strerror(code);
+  if (code == CURLE_SSL_CONNECT_ERROR && why.find("wrong version number") != std::string::npos) {
+    why = "it does not speak TLS there (" + why + "): is it plain tcp://? unset DOCKER_TLS_VERIFY";
+  }
+  return Error(why + " at " + endpoint.url, errno_value);
+}
+
+// curl_easy_perform with libcurl's detail kept for the error.
+Result<void> Perform(const Endpoint& endpoint, CURL* curl) {
+  char detail[CURL_ERROR_SIZE] = {};
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, detail);
+  CURLcode code = curl_easy_perform(curl);
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);
+  if (code != CURLE_OK) return CurlError(endpoint, curl, code, detail);
+  return Ok();
 }
 
 }  // namespace
-
-Result<Endpoint> ParseEndpoint(const std::string& url, const std::string& source,
-                               const std::string& tls_verify, const std::string& cert_path) {
-  Endpoint e;
-  e.url = url;
-  e.source = source;
-  if (url.rfind("unix://", 0) == 0) {
-    e.socket_path = url.substr(7);
-    e.base = "http://localhost";
-    if (e.socket_path.empty()) return Error(source + ": " + url + " names no socket path");
-    return e;
-  }
-  if (!url.empty() && url[0] == '/') return ParseEndpoint("unix://" + url, source);
-  if (url.rfind("tcp://", 0) == 0 || url.rfind("https://", 0) == 0 ||
-      url.rfind("http://", 0) == 0) {
-    std::string hostport = url.substr(url.find("://") + 3);
-    hostport = hostport.substr(0, hostport.find('/'));
-    bool tls = url.rfind("https://", 0) == 0 || (!tls_verify.empty() && tls_verify != "0");
-    e.base = (tls ? "https://" : "http://") + hostport;
-    if (tls && !cert_path.empty()) {
-      e.cert = cert_path + "/cert.pem";
-      e.key = cert_path + "/key.pem";
-      e.ca = cert_path + "/ca.pem";
-    }
-    return e;
-  }
-  return Error(source + ": '" + url + "' is not unix:///path or tcp://host:port");
-}
 
 CurlHandle NewHandle(const Endpoint& endpoint, long connect_timeout_ms) {
   CurlHandle curl(curl_easy_init());
@@ -118,7 +106,7 @@ Result<HttpResponse> HttpRequest(const Endpoint& endpoint, const std::string& me
       curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
     }
   }
-  if (CURLcode code = curl_easy_perform(c); code != CURLE_OK) return CurlError(endpoint, c, code);
+  if (auto done = Perform(endpoint, c); !done) return done.error();
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
   return response;
 }
@@ -172,7 +160,7 @@ Result<HttpResponse> HttpStreamLines(const Endpoint& endpoint, const std::string
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, AppendLines);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
-  if (CURLcode code = curl_easy_perform(c); code != CURLE_OK) return CurlError(endpoint, c, code);
+  if (auto done = Perform(endpoint, c); !done) return done.error();
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
   if (sink.done < response.body.size()) {
     on_line(std::string_view(response.body).substr(sink.done));
@@ -188,7 +176,7 @@ Result<RawConnection> RawConnection::Open(const Endpoint& endpoint, const std::s
   std::string url = endpoint.base + path;
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
   curl_easy_setopt(c, CURLOPT_CONNECT_ONLY, 1L);
-  if (CURLcode code = curl_easy_perform(c); code != CURLE_OK) return CurlError(endpoint, c, code);
+  if (auto done = Perform(endpoint, c); !done) return done.error();
   curl_socket_t fd = CURL_SOCKET_BAD;
   curl_easy_getinfo(c, CURLINFO_ACTIVESOCKET, &fd);
   conn.fd_ = static_cast<int>(fd);

@@ -189,6 +189,8 @@ Result<std::optional<std::string>> Engine::VolumeCreatedAt(const std::string& na
 }
 
 Result<std::string> Engine::Create(const SessionPlan& plan) {
+  // The box's bind mounts name this machine's paths: never on another machine.
+  if (std::string refused = RefuseBoxedSession(); !refused.empty()) return Error(refused);
   std::string body = CreateBody(plan, podman_, facts_.rootless).dump();
   auto response = podman_ ? Call("POST", std::string(kLibpod) + "/containers/create", body)
                           : Call("POST", "/containers/create?name=" + Escape(plan.container_name),

@@ -208,6 +208,7 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
       plan->image = AgentImageTag(image_recipe->name, *version);
     }
     std::cout << DescribePlan(*plan);
+    if (engine) std::cout << engine->ModeLine() << "\n";
     if (image_recipe && engine) std::cout << DescribeAgentImage(*engine, plan->image) << "\n";
     // The rendering shows what would be sent, but never a login's value.
     for (std::string& entry : plan->env) {
@@ -235,6 +236,7 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   choice->EmbedFor(plan->session_dir);  // none answers: a private podman, when installed
   auto engine = Engine::Connect(*choice);
   if (!engine) return engine.error();
+  if (std::string refused = engine->RefuseBoxedSession(); !refused.empty()) return Error(refused);
   auto engine_lines = FitToEngine(*engine, *plan, policy.limits.require);
   if (!engine_lines) return engine_lines.error();
   if (image_recipe) {
