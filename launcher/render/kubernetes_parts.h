@@ -32,6 +32,10 @@ std::string DnsLabel(const std::string& text, std::size_t max = 63);
 // Whether `value` may be a label value (at most 63 of [A-Za-z0-9._-], alphanumeric ends).
 bool IsLabelValue(const std::string& value);
 
+// A container's securityContext: not root, no escalation, no capabilities,
+// read-only root, the seccomp profile given.
+nlohmann::json LockedDown(std::uint32_t uid, std::uint32_t gid, const nlohmann::json& seccomp);
+
 // The agent's Pod; adds to `notes` what the plan has that the Pod cannot say.
 nlohmann::json AgentPod(const SessionPlan& plan, const Names& names, const Options& options,
                         std::vector<std::string>& notes);

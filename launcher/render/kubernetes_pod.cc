@@ -192,15 +192,8 @@ json AgentPod(const SessionPlan& plan, const Names& names, const Options& option
         "not, so the agent runs as 65534:65534. Run corral spec as the user the "
         "agent should be.");
   }
-  json security = {
-      {"runAsNonRoot", true},
-      {"runAsUser", uid},
-      {"runAsGroup", gid},
-      {"allowPrivilegeEscalation", false},
-      {"privileged", false},
-      {"readOnlyRootFilesystem", true},
-      {"capabilities", {{"drop", {"ALL"}}}},
-      {"seccompProfile", {{"type", "Localhost"}, {"localhostProfile", names.seccomp}}}};
+  json security =
+      LockedDown(uid, gid, {{"type", "Localhost"}, {"localhostProfile", names.seccomp}});
   Volumes volumes(names);
   int index = 0;
   for (const Mount& m : plan.mounts) AddMount(plan, m, volumes, index++, notes);
@@ -235,8 +228,7 @@ json AgentPod(const SessionPlan& plan, const Names& names, const Options& option
                     {"resources", Resources(plan, notes)},
                     {"securityContext", security},
                     {"volumeMounts", volumes.mounts_}};
-  json init_security = security;
-  init_security["seccompProfile"] = {{"type", "RuntimeDefault"}};
+  json init_security = LockedDown(uid, gid, {{"type", "RuntimeDefault"}});
   return {{"apiVersion", "v1"},
           {"kind", "Pod"},
           {"metadata", {{"name", names.base}, {"labels", labels}, {"annotations", annotations}}},

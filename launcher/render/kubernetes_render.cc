@@ -116,14 +116,7 @@ json ProxyPod(const SessionPlan& plan, const Names& names, const Options& option
     args.push_back("--allow");
     args.push_back(host);
   }
-  json security = {{"runAsNonRoot", true},
-                   {"runAsUser", 65534},
-                   {"runAsGroup", 65534},
-                   {"allowPrivilegeEscalation", false},
-                   {"privileged", false},
-                   {"readOnlyRootFilesystem", true},
-                   {"capabilities", {{"drop", {"ALL"}}}},
-                   {"seccompProfile", {{"type", "RuntimeDefault"}}}};
+  json security = LockedDown(65534, 65534, {{"type", "RuntimeDefault"}});
   json container = {
       {"name", "proxy"},
       {"image", options.proxy_image},
@@ -158,6 +151,17 @@ std::string DnsLabel(const std::string& text, std::size_t max) {
   while (!out.empty() && out.back() == '-') out.pop_back();
   if (out.empty() || !(out[0] >= 'a' && out[0] <= 'z')) out = "c-" + out;
   return out.size() > max ? out.substr(0, max) : out;
+}
+
+json LockedDown(std::uint32_t uid, std::uint32_t gid, const json& seccomp) {
+  return {{"runAsNonRoot", true},
+          {"runAsUser", uid},
+          {"runAsGroup", gid},
+          {"allowPrivilegeEscalation", false},
+          {"privileged", false},
+          {"readOnlyRootFilesystem", true},
+          {"capabilities", {{"drop", {"ALL"}}}},
+          {"seccompProfile", seccomp}};
 }
 
 bool IsLabelValue(const std::string& value) {

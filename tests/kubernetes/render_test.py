@@ -107,8 +107,9 @@ def security_errors(objects):
             if sc.get("seccompProfile", {}).get("type") not in ("Localhost", "RuntimeDefault"):
                 errors.append(f"{where}: no seccomp profile")
     box = agent["spec"]["containers"][0]["securityContext"]
-    if box.get("seccompProfile") != {"type": "Localhost", "localhostProfile":
-                                     f"corral/{agent['metadata']['labels']['corral.session']}.json"}:
+    session = agent["metadata"]["labels"]["corral.session"]
+    if box.get("seccompProfile") != {"type": "Localhost",
+                                     "localhostProfile": f"corral/{session}.json"}:
         errors.append(f"agent: seccomp is {box.get('seccompProfile')}")
     errors += network_errors(objects, agent, proxy)
     return errors
@@ -139,7 +140,8 @@ def network_errors(objects, agent, proxy):
                 errors.append(f"agent egress rule {rule}: to anywhere or on any port")
                 continue
             for peer in peers:
-                to_proxy = set(peer) == {"podSelector"} and matches(peer["podSelector"], proxy_labels) \
+                to_proxy = set(peer) == {"podSelector"} \
+                    and matches(peer["podSelector"], proxy_labels) \
                     and peer["podSelector"].get("matchLabels")
                 to_dns = set(peer) == {"namespaceSelector", "podSelector"} \
                     and peer["podSelector"].get("matchLabels") == {"k8s-app": "kube-dns"} \
