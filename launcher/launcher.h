@@ -130,6 +130,11 @@ struct PlanInput {
   // Registry hosts the user's tools use on this host ("host:port"), allowed
   // like the project's git host; each with where it was read.
   std::vector<std::pair<std::string, std::string>> tool_registries;
+  // Hosts allowed per project folder (corral allow --host NAME --project),
+  // from corral's state; the plan takes its project's.
+  std::map<std::string, std::vector<std::string>> project_hosts;
+  // Hosts refused in the last session in the project of `cwd`, with counts.
+  std::map<std::string, std::uint64_t> last_refused_hosts;
   AgentAdditions agent;
 };
 
@@ -137,6 +142,24 @@ Result<SessionPlan> MakePlan(const PlanInput& input);
 
 // The PlanInput for this process: uid, home, folders, limits, CA bundle, shim.
 PlanInput HostPlanInput(const policy::Policy& policy);
+
+// Hosts allowed for one project's sessions (corral allow --host NAME
+// --project), kept in <state_dir>/project-hosts.json, never in the project.
+using ProjectHosts = std::map<std::string, std::vector<std::string>>;
+std::string ProjectHostsPath(const std::string& state_dir);
+Result<ProjectHosts> ReadProjectHosts(const std::string& state_dir);
+// False when it was there already.
+Result<bool> AddProjectHost(const std::string& state_dir, const std::string& project,
+                            const std::string& host);
+// The project folder a session started in `cwd` has: its git top, or itself.
+std::string ProjectFolderOf(const std::string& cwd);
+// The hosts the proxy refused in the project's last session, with counts
+// (<state_dir>/refused-hosts.json; none forgets the project).
+Result<void> RememberRefusedHosts(const std::string& state_dir, const std::string& project,
+                                  const std::string& session,
+                                  const std::map<std::string, std::uint64_t>& hosts);
+std::map<std::string, std::uint64_t> LastRefusedHosts(const std::string& state_dir,
+                                                      const std::string& project);
 
 // The plan in words, a line per fact, for `corral run --print`.
 std::string DescribePlan(const SessionPlan& plan);
@@ -214,7 +237,8 @@ std::string BlockedLine(std::uint64_t refused_while_away);
 Result<nlohmann::json> ReportSession(const std::string& state_dir, const std::string& session);
 std::string DescribeReport(const nlohmann::json& report);
 
-// "The proxy refused a.com (3 times), ...: corral allow --host ...", or "".
+// "the proxy refused a.com (3 times), ...; to allow one ...: corral allow
+// --host NAME [--project]", or "".
 std::string RefusedHostsLine(const std::map<std::string, std::uint64_t>& refused_hosts);
 
 // `corral ps`: one line per running session. `corral stop`: by session id,

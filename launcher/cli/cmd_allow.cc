@@ -8,7 +8,9 @@
 
 #include "launcher/cli/cli.h"
 #include "launcher/hold/hold.h"
+#include "launcher/config_import/config_import.h"
 #include "launcher/launcher.h"
+#include "netfilter/netfilter.h"
 
 namespace corral::cli {
 namespace {
@@ -17,10 +19,51 @@ struct AllowOptions {
   std::string folder;  // DIR
   bool list = false;
   bool remove = false;
-  // Room for `--host NAME [--project]` (hosts the proxy may reach), which
-  // shares this command but not the folder list: a field here and a branch
-  // in Run, before the folder ones.
+  // --host NAME [--project]: a host the proxy may reach in later sessions,
+  // in the user's config (network.allowed_domains) or this project's list.
+  std::string host;
+  bool project = false;
 };
+
+// Adds `host` to network.allowed_domains in the user's config file (a copy
+// of the old file is kept), or, with --project, to this project's list in
+// corral's state.
+int AllowHost(const AllowOptions& options, const Globals& globals) {
+  netfilter::RuleLists lists;
+  lists.allowed_domains = {options.host};
+  if (auto rules = netfilter::ParseRules(lists); !rules) {
+    return Fail(rules.error().Context("--host " + options.host), kExitUsage);
+  }
+  if (options.project) {
+    std::error_code ec;
+    std::string project = launcher::ProjectFolderOf(std::filesystem::current_path(ec).string());
+    auto added = launcher::AddProjectHost(policy::StateDir(), project, options.host);
+    if (!added) return Fail(added.error(), kExitRefused);
+    std::cout << (*added ? "allowed " : "already allowed: ") << options.host << " for sessions in "
+              << project << " (kept in " << launcher::ProjectHostsPath(policy::StateDir())
+              << ")\n";
+    return kExitOk;
+  }
+  auto source = PolicySource(globals);
+  if (!source) return Fail(source.error(), kExitUsage);
+  std::string config = policy::ResolveConfigPath(*source);
+  config_import::Translation translation;
+  translation.Append("network.allowed_domains", {options.host}, "corral allow --host");
+  auto merge = config_import::PlanMerge(translation, config);
+  if (!merge) return Fail(merge.error(), kExitRefused);
+  if (!merge->changed) {
+    std::cout << "already allowed: " << options.host << " (in " << config << ")\n";
+    return kExitOk;
+  }
+  if (auto ok = config_import::WriteMerge(*merge); !ok) {
+    return Fail(ok.error(), kExitRefused);
+  }
+  std::cout << "allowed " << options.host << " for later sessions (network.allowed_domains in "
+            << config << (merge->backup_path.empty() ? "" : "; the old file is " +
+                                                                merge->backup_path)
+            << ")\n";
+  return kExitOk;
+}
 
 std::string Home() {
   const char* home = std::getenv("HOME");
@@ -97,6 +140,15 @@ int Run(const AllowOptions& options, const Globals& globals) {
   auto policy = LoadPolicy(globals);
   if (!policy) return Fail(policy.error(), kExitUsage);
   const std::string state_dir = policy::StateDir();
+  if (!options.host.empty()) {
+    if (!options.folder.empty() || options.list || options.remove) {
+      return Fail(Error("--host takes no folder, --list or --remove: corral allow --host NAME "
+                        "[--project]"),
+                  kExitUsage);
+    }
+    return AllowHost(options, globals);
+  }
+  if (options.project) return Fail(Error("--project goes with --host NAME"), kExitUsage);
   if (options.list) return List(state_dir);
   if (options.folder.empty()) {
     return Fail(Error("name the folder: corral allow DIR (or --list)"), kExitUsage);
@@ -114,6 +166,11 @@ void AddAllowCommand(CLI::App& app, Globals& globals) {
   sub->add_option("DIR", options->folder, "The folder (it and every folder inside it)");
   sub->add_flag("--list", options->list, "List the allowed folders");
   sub->add_flag("--remove", options->remove, "Remove DIR from the allowed folders");
+  sub->add_option("--host", options->host,
+                  "A host the proxy may reach in later sessions (api.example.com, "
+                  "*.example.com, host:port): added to network.allowed_domains in your config");
+  sub->add_flag("--project", options->project,
+                "With --host: for this project's sessions only (kept in corral's state)");
   sub->footer(
       "A run started unattended (--headless, without a terminal, or nobody watching) starts\n"
       "only in a folder allowed here or where an attended session started before; elsewhere\n"
@@ -123,7 +180,9 @@ void AddAllowCommand(CLI::App& app, Globals& globals) {
       "Examples:\n"
       "  corral allow ~/src/shop        (releases runs held in ~/src/shop and inside it)\n"
       "  corral allow --list\n"
-      "  corral allow --remove ~/src/shop\n");
+      "  corral allow --remove ~/src/shop\n"
+      "  corral allow --host api.example.com            (a host the last session was refused)\n"
+      "  corral allow --host pypi.internal:8443 --project\n");
   sub->callback([options, &globals] { globals.exit_code = Run(*options, globals); });
 }
 

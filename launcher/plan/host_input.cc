@@ -92,6 +92,12 @@ PlanInput HostPlanInput(const policy::Policy& policy) {
   for (auto& registry : ToolRegistries(input.home, [](const char* name) { return std::getenv(name); })) {
     input.tool_registries.emplace_back(std::move(registry.entry), std::move(registry.from));
   }
+  input.last_refused_hosts = LastRefusedHosts(input.state_dir, ProjectFolderOf(input.cwd));
+  if (auto hosts = ReadProjectHosts(input.state_dir)) {
+    input.project_hosts = std::move(*hosts);
+  } else {
+    log::warn("{}", hosts.error().message);  // the session goes on without them
+  }
   input.shim_path = FindShim();
   if (std::string shell = std::filesystem::path(input.shim_path).replace_filename("corral-shell");
       !input.shim_path.empty() && IsFile(shell)) {

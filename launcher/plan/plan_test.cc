@@ -46,6 +46,38 @@ TEST(Plan, MountsProjectAtItsGitTopLevelWithHooksAndConfigReadOnly) {
             plan->allowed_domains.end());
 }
 
+TEST(Plan, HostsAllowedForAProjectJoinOnlyThatProjectsBox) {
+  TempTree tree;
+  std::string proj = tree.Dir("home/user/src/app");
+  tree.Dir("home/user/src/app/.git");
+  std::string other = tree.Dir("home/user/src/other");
+  auto policy = TestPolicy();
+  PlanInput input = TestInput(policy, tree, proj + "/.git/..");
+  input.project_hosts = {{proj, {"pypi.internal:8443"}}, {other, {"other.example"}}};
+  auto plan = MakePlan(input);
+  ASSERT_TRUE(plan) << plan.error().message;
+  const auto& hosts = plan->allowed_domains;
+  EXPECT_NE(std::find(hosts.begin(), hosts.end(), "pypi.internal:8443"), hosts.end());
+  EXPECT_EQ(std::find(hosts.begin(), hosts.end(), "other.example"), hosts.end());
+}
+
+TEST(Plan, HostsRefusedLastTimeAndStillNotAllowedAreNamed) {
+  TempTree tree;
+  std::string proj = tree.Dir("home/user/src/app");
+  auto policy = TestPolicy();
+  policy.network.allowed_domains.push_back("now-allowed.example");
+  PlanInput input = TestInput(policy, tree, proj);
+  input.last_refused_hosts = {{"now-allowed.example", 2}, {"api.example.com", 3}};
+  auto plan = MakePlan(input);
+  ASSERT_TRUE(plan) << plan.error().message;
+  std::string notes;
+  for (const auto& note : plan->notes) notes += note + "\n";
+  EXPECT_NE(notes.find("last session the proxy refused api.example.com (3 times)"),
+            std::string::npos)
+      << notes;
+  EXPECT_EQ(notes.find("now-allowed.example"), std::string::npos) << notes;
+}
+
 TEST(Plan, AnAgentsFoldersHostsAndVariablesJoinTheBox) {
   TempTree tree;
   std::string proj = tree.Dir("home/user/src/app");

@@ -100,21 +100,6 @@ RecordCounts SessionRecord::Counts() const {
   return counts_;
 }
 
-std::string RefusedHostsLine(const std::map<std::string, std::uint64_t>& refused_hosts) {
-  if (refused_hosts.empty()) return "";
-  std::vector<std::pair<std::string, std::uint64_t>> hosts(refused_hosts.begin(),
-                                                           refused_hosts.end());
-  std::stable_sort(hosts.begin(), hosts.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
-  std::string line = "The proxy refused ";
-  for (std::size_t i = 0; i < hosts.size(); ++i) {
-    if (i > 0) line += ", ";
-    line += hosts[i].first + " (" + std::to_string(hosts[i].second) +
-            (hosts[i].second == 1 ? " time)" : " times)");
-  }
-  return line + ". To allow one for later sessions: corral allow --host NAME [--project]";
-}
-
 nlohmann::json StartedEvent(const SessionPlan& plan, const BoxDecision& box,
                             const std::vector<std::string>& agent_command,
                             const std::string& engine, const std::string& endpoint) {
@@ -192,6 +177,15 @@ void Recorder::End(Result<RunOutcome>& outcome, std::uint64_t refused_while_away
     item.times = times;
     if (auto added = policy::InboxAdd(policy::StateDir(), item); !added) {
       log::warn("cannot add to the inbox: {}", added.error().message);
+    }
+  }
+  // The next session here names them at its start (and --print does); a
+  // session without a proxy (unboxed) says nothing about hosts.
+  if (counts.connections > 0) {
+    if (auto kept = RememberRefusedHosts(policy::StateDir(), project_, record_->session(),
+                                         counts.refused_hosts);
+        !kept) {
+      log::warn("{}", kept.error().message);
     }
   }
   if (outcome) {

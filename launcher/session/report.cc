@@ -56,6 +56,21 @@ nlohmann::json Counted(const std::map<std::string, std::uint64_t>& counts) {
   return list;
 }
 
+// A command line as one line of a report: newlines shown as "; ", cut at
+// 120 characters (the record and --json keep it whole).
+std::string OneLine(const std::string& command) {
+  std::string line;
+  for (char c : command) {
+    if (c == '\n') {
+      if (!line.empty() && line.back() != ' ') line += "; ";
+    } else {
+      line += c;
+    }
+    if (line.size() > 120) return line.substr(0, 117) + "...";
+  }
+  return line;
+}
+
 }  // namespace
 
 Result<nlohmann::json> ReportSession(const std::string& state_dir, const std::string& session) {
@@ -137,8 +152,8 @@ std::string DescribeReport(const nlohmann::json& report) {
   out += "  commands: " + std::to_string(commands.value("run", 0)) + " run, " +
          std::to_string(commands.value("refused", 0)) + " refused\n";
   for (const auto& refused : report["refused_commands"]) {
-    out += "    refused: " + refused.value("command", "") + "  (" + refused.value("reason", "") +
-           ")\n";
+    out += "    refused: " + OneLine(refused.value("command", "")) + "  (" +
+           refused.value("reason", "") + ")\n";
   }
   auto hosts = [](const nlohmann::json& list) {
     std::string line;

@@ -108,8 +108,9 @@ def main():
         items = json.loads(run([CORRAL, "inbox", "--json"], env=env).stdout or "[]")
         check(len(items) == len(ROUTES) and all(i.get("entry") == "aws" for i in items),
               "the inbox has one `aws` entry per refusal", json.dumps(items)[:600])
-        logs = list((work / "state" / "corral" / "logs").glob("*-commands.jsonl"))
-        events = [json.loads(l) for p in logs for l in p.read_text().splitlines()]
+        logs = list((work / "state" / "corral" / "sessions").glob("*.jsonl"))
+        events = [e for p in logs for e in map(json.loads, p.read_text().splitlines())
+                  if e.get("event") == "command"]
         execs = [e for e in events if e.get("shell") == "exec"]
         check(len(execs) == len(ROUTES) and any(
             str(e.get("program", "")).endswith("/renamed-tool") for e in execs),

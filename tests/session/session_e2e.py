@@ -139,6 +139,77 @@ def wait_for(path, timeout=120):
     return False
 
 
+def check_record(work, proj, env):
+    """The session record: every line valid against docs/events.schema.json,
+    the same in the state folder and the --json-events copy, and corral report
+    sums it up."""
+    import jsonschema
+    schema = json.loads((TOP / "docs" / "events.schema.json").read_text())
+    copy = (work / "events.jsonl").read_text().splitlines()
+    events = [json.loads(l) for l in copy]
+    invalid = []
+    for event in events:
+        try:
+            jsonschema.validate(event, schema)
+        except jsonschema.ValidationError as e:
+            invalid.append(f"{event.get('event')}: {e.message}")
+    check(events and not invalid, f"all {len(events)} events of the session are valid against "
+          "docs/events.schema.json", "; ".join(invalid)[:600])
+    kinds = [e.get("event") for e in events]
+    check(kinds[:1] == ["session_started"] and kinds[-1:] == ["session_ended"],
+          "the record starts with session_started and ends with session_ended", str(kinds[:3]))
+    session = events[0]["session"] if events else "?"
+    stored = work / "state" / "corral" / "sessions" / f"{session}.jsonl"
+    check(stored.exists() and stored.read_text().splitlines() == copy,
+          "the state folder keeps the same record as --json-events wrote", str(stored))
+    started_event = events[0] if events else {}
+    check(started_event.get("boxed") is True and started_event.get("mode") == "local"
+          and any(h.startswith("origin.test") for h in started_event.get("allowed_hosts", [])),
+          "session_started says boxed, local, and the allowed hosts", json.dumps(started_event)[:400])
+    refused = [e for e in events if e.get("event") == "command" and e.get("decision") == "deny"]
+    check(any(e.get("entry") == "aws" and e.get("message") for e in refused),
+          "a refused command is recorded with its entry and the agent's message",
+          json.dumps(refused)[:400])
+    network = [e for e in events if e.get("event") == "network"]
+    check(any(e.get("host") == "other.test" and e.get("status") == 403 for e in network)
+          and any(e.get("host") == "origin.test" and e.get("decision") == "allow" for e in network),
+          "the proxy's decisions are in the record: origin.test allowed, other.test refused",
+          json.dumps(network)[:400])
+    ended = events[-1] if events else {}
+    counts = ended.get("counts", {})
+    check(counts.get("refused") == len(refused) and counts.get("commands") == sum(
+        1 for e in events if e.get("event") == "command")
+          and {"host": "other.test", "count": sum(1 for e in network if e.get("host") == "other.test"
+                                                   and e.get("status") == 403)}
+          in ended.get("refused_hosts", []),
+          "session_ended counts what the record holds, and names the refused host",
+          json.dumps(ended)[:400])
+    changed = ended.get("files_changed") or []
+    check("out/edited" in changed and "agent.sh" not in changed and "Makefile" not in changed,
+          "files_changed lists what changed during the session, not what was dirty before",
+          str(changed)[:400])
+    r = run([CORRAL, "report", "--json", session[:6]], env=env)
+    report = json.loads(r.stdout or "{}")
+    check(r.returncode == 0 and report.get("commands", {}).get("refused") == len(refused)
+          and any(h["host"] == "other.test" for h in report.get("hosts_refused", []))
+          and any(h["host"] == "origin.test" for h in report.get("hosts_reached", []))
+          and report.get("files_changed") == changed,
+          "corral report --json sums up the record (by an id prefix)", r.stdout[:400] + r.stderr)
+    r = run([CORRAL, "report"], env=env)
+    refused_line = next((l for l in r.stdout.splitlines() if "hosts refused:" in l), "")
+    check(r.returncode == 0 and f"session {session}" in r.stdout and "other.test (" in refused_line
+          and all(l.startswith(" ") for l in r.stdout.splitlines()[1:]),
+          "corral report prints the last session for a person, one line per item", r.stdout)
+    r = run([CORRAL, "run", "--print", "--", "true"], cwd=proj, env=env)
+    check("last session the proxy refused other.test (" in r.stdout,
+          "corral run --print names the hosts refused in this project's last session",
+          r.stdout[:600] + r.stderr)
+    r = run([CORRAL, "inbox", "--json", "--keep"], env=env)
+    hosts = [i for i in json.loads(r.stdout or "[]") if i.get("kind") == "host"]
+    check([h.get("command") for h in hosts].count("other.test") == 1,
+          "the refused host is in the inbox, once", json.dumps(hosts))
+
+
 def main():
     start_engine()
     work = pathlib.Path(tempfile.mkdtemp(prefix=f"corral-e2e-{ENGINE}-"))
@@ -211,7 +282,8 @@ def main():
 
         # 1. Nobody watching: one session, the scripted agent.
         agent = subprocess.Popen(
-            [CORRAL, "run", "--headless", "--", "/bin/sh", str(proj / "agent.sh"), str(out),
+            [CORRAL, "run", "--headless", "--json-events", str(work / "events.jsonl"), "--",
+             "/bin/sh", str(proj / "agent.sh"), str(out),
              str(origin.port), user, str(ssh_port), repo_url_path],
             cwd=proj, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True)
@@ -291,13 +363,12 @@ def main():
               "oracle unreachable: other commands run", f"exit {code} {so!r} {err!r}")
         check("Had 6 commands blocked while you were away: corral inbox" in stderr,
               "the session ends with the blocked-commands line", stderr[-400:])
+        check("the proxy refused other.test (" in stderr and "corral allow --host" in stderr,
+              "the session's end line names the refused host and how to allow it", stderr[-400:])
         pushed = run(["git", "--git-dir", str(srv / "repo.git"), "branch", "--list"]).stdout
         check("agent-push" in pushed and "forced" not in pushed,
               "the git server got the allowed push only", pushed)
-        proxy_logs = list((work / "state" / "corral" / "logs").glob("*-network.jsonl"))
-        decisions = [json.loads(l) for p in proxy_logs for l in p.read_text().splitlines()]
-        check(any(d.get("host") == "other.test" for d in decisions),
-              "the proxy logged the refused host", str(decisions)[:300])
+        check_record(work, proj, env)
 
         hooked = [b.get("command", "") for b in webhook.bodies]
         check(len(hooked) == 6 and "aws s3 ls" in hooked,
@@ -311,6 +382,22 @@ def main():
               "corral inbox lists the refused commands", commands)
         r = run([CORRAL, "inbox", "--json"], env=env)
         check(json.loads(r.stdout or "null") == [], "viewing the inbox cleared it", r.stdout)
+
+        # 2b. --json-events -: stdout is the record alone; --fail-on-refusal.
+        r = run([CORRAL, "run", "--headless", "--fail-on-refusal", "--json-events", "-", "--",
+                 "/usr/bin/bash", "-c", "bash -c 'aws s3 ls'; echo agent-said-$?"],
+                cwd=proj, env=env, stdin=subprocess.DEVNULL, timeout=120)
+        lines = r.stdout.splitlines()
+        parsed = [json.loads(l) for l in lines if l.startswith("{")]
+        check(r.returncode == 77 and "agent-said-1" in r.stderr,
+              "--fail-on-refusal: an agent that exits 0 after a refusal makes corral exit 77; "
+              "with --json-events - the agent's output goes to stderr",
+              f"exit {r.returncode} {r.stderr[-300:]!r}")
+        check(len(parsed) == len(lines) and [e["event"] for e in parsed][0] == "session_started"
+              and parsed[-1]["event"] == "session_ended"
+              and any(e["event"] == "command" and e["decision"] == "deny" for e in parsed),
+              "--json-events -: stdout carries only the record's lines, start to end", r.stdout[:400])
+        run([CORRAL, "inbox"], env=env)  # clears it
 
         # 3. Somebody watching (heartbeat): the listed command runs.
         r = run([CORRAL, "presence", "ping"], env=env)
