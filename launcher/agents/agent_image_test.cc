@@ -213,8 +213,8 @@ TEST(ShortTag, DropsTheRegistryPodmanAdds) {
 
 // The Dockerfiles compiled into corral are the tree's own, byte for byte.
 TEST(AgentImageFiles, AreImagesAgentAsBuilt) {
-  std::filesystem::path folder =
-      std::filesystem::path(__FILE__).parent_path() / "../../images/agent";
+  // Not __FILE__: under ccache (CCACHE_BASEDIR) it is relative to the build.
+  std::filesystem::path folder = std::filesystem::path(CORRAL_SOURCE_DIR) / "images/agent";
   auto files = AgentImageFiles();
   ASSERT_EQ(files.size(), 3u);
   for (const char* name : {"Dockerfile", "Dockerfile.tools", "divert-shells"}) {

@@ -162,7 +162,8 @@ int Run(const AllowOptions& options, const Globals& globals) {
 void AddAllowCommand(CLI::App& app, Globals& globals) {
   auto options = std::make_shared<AllowOptions>();
   CLI::App* sub = app.add_subcommand(
-      "allow", "Allow a folder where runs may start while nobody watches; releases held runs");
+      "allow",
+      "Allow a folder where runs may start while nobody watches (releases held runs), or a host");
   sub->add_option("DIR", options->folder, "The folder (it and every folder inside it)");
   sub->add_flag("--list", options->list, "List the allowed folders");
   sub->add_flag("--remove", options->remove, "Remove DIR from the allowed folders");

@@ -20,7 +20,7 @@ const std::vector<Command>& Commands() {
       {"report", "Sum up a session: commands run and refused, hosts, files changed",
        AddReportCommand},
       {"held", "List runs waiting for their folder to be allowed", AddHeldCommand},
-      {"allow", "Allow a folder for runs started while nobody watches; releases held runs",
+      {"allow", "Allow a folder where runs may start while nobody watches, or a host",
        AddAllowCommand},
       {"config", "Show or validate the configuration", AddConfigCommand},
       {"proxy", "Run the egress proxy", AddProxyCommand},
