@@ -69,9 +69,12 @@ EngineFacts AskFacts(const Endpoint& endpoint, bool podman, const std::string& a
   return facts;
 }
 
-bool PathExists(const std::string& path) {
+// False only when this machine surely has no such path. A folder an ordinary
+// user may not look into (root's /var/lib/containers: EACCES) proves nothing,
+// and must not make this machine's own engine "remote".
+bool MaybeHere(const std::string& path) {
   struct stat st {};
-  return ::stat(path.c_str(), &st) == 0;
+  return ::stat(path.c_str(), &st) == 0 || (errno != ENOENT && errno != ENOTDIR);
 }
 
 // The engines a user named, in order: the first one set is the only one tried.
@@ -210,7 +213,7 @@ Result<std::optional<Engine>> Engine::Ping(const Endpoint& named, const EngineCh
   if (!here && engine.facts_.host.hostname.empty()) {  // a root-owned Podman's, skipped above
     engine.facts_ = AskFacts(candidate, engine.podman_, engine.api_, /*always=*/true);
   }
-  engine.locality_ = here ? *here : JudgeLocality(engine.facts_.host, ThisHost(), PathExists);
+  engine.locality_ = here ? *here : JudgeLocality(engine.facts_.host, ThisHost(), MaybeHere);
   return std::optional<Engine>(std::move(engine));
 }
 

@@ -137,7 +137,8 @@ Result<Recorder> Recorder::Start(const SessionPlan& plan, const RunOptions& opti
   return recorder;
 }
 
-void Recorder::End(Result<RunOutcome>& outcome, std::uint64_t refused_while_away) {
+void Recorder::End(Result<RunOutcome>& outcome, std::uint64_t refused_while_away,
+                   const std::function<bool()>& watching) {
   RecordCounts counts = record_->Counts();
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - started_);
@@ -165,8 +166,10 @@ void Recorder::End(Result<RunOutcome>& outcome, std::uint64_t refused_while_away
   if (!outcome) ended["error"] = outcome.error().message;
   record_->Write(std::move(ended));
   // Nobody can approve a host during the session: each is left in the inbox
-  // once, for whoever comes back.
+  // once, for whoever comes back. Somebody watching now reads the end line.
+  bool away = !counts.refused_hosts.empty() && !(watching && watching());
   for (const auto& [host, times] : counts.refused_hosts) {
+    if (!away) break;
     policy::InboxItem item;
     item.time = UtcTime();
     item.session = record_->session();

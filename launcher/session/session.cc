@@ -265,7 +265,7 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
     outcome = services.error();
   }
   if (outcome) outcome->blocked_while_away = blocked;
-  recorder->End(outcome, blocked);
+  recorder->End(outcome, blocked, Watching(policy.presence));
   return outcome;
 }
 

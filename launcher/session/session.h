@@ -124,13 +124,16 @@ nlohmann::json StartedEvent(const SessionPlan& plan, const BoxDecision& box,
 
 // A session's record from start to end: opens it, writes session_started,
 // snapshots the project in the background; End writes session_ended, puts
-// each refused host in the inbox once and fills the outcome's counts.
+// each refused host in the inbox once (when nobody is watching at the end)
+// and fills the outcome's counts.
 class Recorder {
  public:
   static Result<Recorder> Start(const SessionPlan& plan, const RunOptions& options,
                                 nlohmann::json started, std::vector<nlohmann::json> before);
   SessionRecord& record() { return *record_; }
-  void End(Result<RunOutcome>& outcome, std::uint64_t refused_while_away);
+  // `watching` is asked at the end, only when a host was refused.
+  void End(Result<RunOutcome>& outcome, std::uint64_t refused_while_away,
+           const std::function<bool()>& watching);
 
  private:
   std::shared_ptr<SessionRecord> record_;

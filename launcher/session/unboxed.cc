@@ -165,7 +165,7 @@ Result<RunOutcome> RunUnboxed(const policy::Policy& policy, const PlanInput& inp
     outcome = services.error();
   }
   RemoveSessionDir(plan);
-  recorder->End(outcome, outcome ? outcome->blocked_while_away : 0);
+  recorder->End(outcome, outcome ? outcome->blocked_while_away : 0, Watching(policy.presence));
   return outcome;
 }
 

@@ -173,10 +173,14 @@ def unattended(session):
     check("Had 2 commands blocked while you were away: corral inbox" in r.stderr,
           f"{agent}: the session ended with the blocked-commands line", r.stderr[-400:])
     items = session.inbox()
-    entries = sorted(item.get("entry") or "" for item in items)
+    commands = [i for i in items if i.get("kind", "command") == "command"]
+    entries = sorted(item.get("entry") or "" for item in commands)
     check(entries == ["aws", "git push --force"] and all(i.get("agent") == agent for i in items),
-          f"{agent}: `corral inbox` lists the two refusals, and nothing else",
+          f"{agent}: `corral inbox` lists the two refused commands, and no other command",
           json.dumps(items)[:1200])
+    hosts = [i.get("command") for i in items if i.get("kind") == "host"]
+    check(hosts.count("other.test") == 1,
+          f"{agent}: `corral inbox` names the host the proxy refused, once", json.dumps(hosts))
     return True
 
 
