@@ -1,14 +1,7 @@
 // The folders corral knows, in one small JSON file in corral's state folder:
 // read on every run's start (it must stay cheap), written rarely (corral
-// allow, an attended session in a new folder) under a lock, replaced whole.
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
+// allow, an attended session in a new folder) under a lock, replaced whole (state_json.cc).
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "launcher/hold/hold.h"
 #include "launcher/plan/plan.h"
@@ -25,24 +18,13 @@ std::vector<std::string> Strings(const nlohmann::json& j, const char* key) {
   return out;
 }
 
-Result<KnownFolders> Parse(const std::string& path, const std::string& text) {
-  auto j = nlohmann::json::parse(text, nullptr, false);
+Result<KnownFolders> Parse(const std::string& path, const nlohmann::json& j) {
+  if (j.is_null()) return KnownFolders{};  // none yet
   if (!j.is_object()) {
     return Error(path + " is not the JSON object corral writes: fix or remove it "
                         "(corral allow DIR writes a new one)");
   }
   return KnownFolders{Strings(j, "allowed"), Strings(j, "attended")};
-}
-
-Result<KnownFolders> ReadFrom(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    if (errno == ENOENT) return KnownFolders{};
-    return Error::FromErrno("cannot read " + path);
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  return Parse(path, text.str());
 }
 
 }  // namespace
@@ -59,34 +41,22 @@ std::string KnownFoldersPath(const std::string& state_dir) {
 }
 
 Result<KnownFolders> ReadKnownFolders(const std::string& state_dir) {
-  return ReadFrom(KnownFoldersPath(state_dir));
+  const std::string path = KnownFoldersPath(state_dir);
+  auto j = ReadStateJson(path);
+  if (!j) return j.error();
+  return Parse(path, *j);
 }
 
 Result<void> UpdateKnownFolders(const std::string& state_dir,
                                 const std::function<bool(KnownFolders&)>& change) {
-  std::error_code ec;
-  std::filesystem::create_directories(state_dir, ec);
-  if (ec) return Error("cannot create " + state_dir + ": " + ec.message());
   const std::string path = KnownFoldersPath(state_dir);
-  const std::string lock_path = path + ".lock";
-  UniqueFd lock(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
-  if (!lock.valid()) return Error::FromErrno("cannot open " + lock_path);
-  while (::flock(lock.get(), LOCK_EX) != 0) {
-    if (errno != EINTR) return Error::FromErrno("cannot lock " + lock_path);
-  }
-  auto known = ReadFrom(path);
-  if (!known) return known.error();
-  if (!change(*known)) return Ok();
-  nlohmann::json j = {{"allowed", known->allowed}, {"attended", known->attended}};
-  // Written beside it and renamed: a reader sees the old file or the new one.
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::trunc);
-    out << j.dump(2) << "\n";
-    if (!out.flush()) return Error::FromErrno("cannot write " + temp);
-  }
-  if (::rename(temp.c_str(), path.c_str()) != 0) return Error::FromErrno("cannot replace " + path);
-  return Ok();
+  return UpdateStateJson(path, [&](nlohmann::json& j) -> Result<bool> {
+    auto known = Parse(path, j);
+    if (!known) return known.error();
+    if (!change(*known)) return false;
+    j = {{"allowed", known->allowed}, {"attended", known->attended}};
+    return true;
+  });
 }
 
 }  // namespace corral::launcher

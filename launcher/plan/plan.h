@@ -86,6 +86,16 @@ Result<void> CheckProjectFolder(const std::string& cwd, const GitLayout& git,
 
 // Lexically normal absolute path: no trailing '/', no "." or "..".
 std::string NormalPath(const std::string& path);
+
+// A small JSON file in corral's state folder that several corral processes
+// update (state_json.cc). Read: null when there is none; text that is not
+// JSON comes back discarded (is_discarded()) for the caller to name. Update:
+// under an exclusive lock (<path>.lock), `change` edits the current value
+// (null when none) and says whether to write it; written beside (0600) and
+// renamed over, so a reader sees the old file or the new one.
+Result<nlohmann::json> ReadStateJson(const std::string& path);
+Result<void> UpdateStateJson(const std::string& path,
+                             const std::function<Result<bool>(nlohmann::json&)>& change);
 // True when `path` is `dir` or inside it.
 bool IsWithin(const std::string& path, const std::string& dir);
 

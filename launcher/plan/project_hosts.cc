@@ -1,15 +1,8 @@
-// Hosts allowed for one project's sessions (`corral allow --host NAME
-// --project`): kept in corral's state folder, keyed by the project folder,
-// and never read from the project itself.
-#include <fcntl.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
+// Hosts per project, kept in corral's state folder (state_json.cc), keyed by
+// the project folder, never read from the project itself: those allowed for
+// its sessions (`corral allow --host NAME --project`) and those its last
+// session was refused (named again by the next session's start and --print).
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "launcher/launcher.h"
 #include "launcher/plan/plan.h"
@@ -18,40 +11,23 @@ namespace corral::launcher {
 
 namespace {
 
-// An exclusive lock on `path` while the result lives: two corral processes
-// must not lose each other's entries.
-Result<UniqueFd> LockFile(const std::string& path) {
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  if (ec) return Error("cannot create the folder of " + path + ": " + ec.message());
-  UniqueFd lock(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
-  if (!lock.valid()) return Error::FromErrno("cannot open " + path);
-  while (::flock(lock.get(), LOCK_EX) != 0) {
-    if (errno != EINTR) return Error::FromErrno("cannot lock " + path);
-  }
-  return lock;
-}
+constexpr const char* kNotProjectHosts =
+    " is not corral's list of per-project hosts ({\"projects\": {...}}): fix or remove it "
+    "(corral allow --host NAME --project writes it)";
 
-// The file's JSON, or null when it is missing or unreadable.
-nlohmann::json ReadJson(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return nullptr;
-  std::stringstream text;
-  text << in.rdbuf();
-  return nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-}
-
-// Written beside, then renamed over: a reader sees the old file or the new.
-Result<void> ReplaceFile(const std::string& path, const nlohmann::json& value) {
-  std::string temp = path + ".tmp";
-  {
-    std::ofstream file(temp, std::ios::trunc);
-    file << value.dump(2) << "\n";
-    if (!file) return Error::FromErrno("cannot write " + temp);
+Result<ProjectHosts> ParseProjectHosts(const std::string& path, const nlohmann::json& parsed) {
+  ProjectHosts hosts;
+  if (parsed.is_null()) return hosts;  // none allowed yet
+  if (!parsed.is_object() || !parsed.contains("projects") || !parsed["projects"].is_object()) {
+    return Error(path + kNotProjectHosts);
   }
-  ::chmod(temp.c_str(), 0600);
-  if (::rename(temp.c_str(), path.c_str()) != 0) return Error::FromErrno("cannot replace " + path);
-  return Ok();
+  for (const auto& [project, list] : parsed["projects"].items()) {
+    if (!list.is_array()) continue;
+    for (const auto& host : list) {
+      if (host.is_string()) hosts[project].push_back(host.get<std::string>());
+    }
+  }
+  return hosts;
 }
 
 }  // namespace
@@ -67,36 +43,26 @@ std::string ProjectFolderOf(const std::string& cwd) {
 
 Result<ProjectHosts> ReadProjectHosts(const std::string& state_dir) {
   std::string path = ProjectHostsPath(state_dir);
-  if (!std::filesystem::exists(path)) return ProjectHosts{};  // none allowed yet
-  nlohmann::json parsed = ReadJson(path);
-  ProjectHosts hosts;
-  if (!parsed.is_object() || !parsed.contains("projects") || !parsed["projects"].is_object()) {
-    return Error(path + " is not corral's list of per-project hosts ({\"projects\": {...}}): "
-                 "fix or remove it (corral allow --host NAME --project writes it)");
-  }
-  for (const auto& [project, list] : parsed["projects"].items()) {
-    if (!list.is_array()) continue;
-    for (const auto& host : list) {
-      if (host.is_string()) hosts[project].push_back(host.get<std::string>());
-    }
-  }
-  return hosts;
+  auto parsed = ReadStateJson(path);
+  if (!parsed) return parsed.error();
+  return ParseProjectHosts(path, *parsed);
 }
 
 Result<bool> AddProjectHost(const std::string& state_dir, const std::string& project,
                             const std::string& host) {
-  auto lock = LockFile(ProjectHostsPath(state_dir) + ".lock");
-  if (!lock) return lock.error();
-  auto hosts = ReadProjectHosts(state_dir);
-  if (!hosts) return hosts.error();
-  auto& list = (*hosts)[project];
-  if (std::find(list.begin(), list.end(), host) != list.end()) return false;
-  list.push_back(host);
-  if (auto ok = ReplaceFile(ProjectHostsPath(state_dir), nlohmann::json{{"projects", *hosts}});
-      !ok) {
-    return ok.error();
-  }
-  return true;
+  std::string path = ProjectHostsPath(state_dir);
+  bool added = false;
+  auto ok = UpdateStateJson(path, [&](nlohmann::json& value) -> Result<bool> {
+    auto hosts = ParseProjectHosts(path, value);
+    if (!hosts) return hosts.error();
+    auto& list = (*hosts)[project];
+    if (std::find(list.begin(), list.end(), host) != list.end()) return false;
+    list.push_back(host);
+    value = {{"projects", *hosts}};
+    return added = true;
+  });
+  if (!ok) return ok.error();
+  return added;
 }
 
 std::string RefusedHostsPath(const std::string& state_dir) {
@@ -106,26 +72,22 @@ std::string RefusedHostsPath(const std::string& state_dir) {
 Result<void> RememberRefusedHosts(const std::string& state_dir, const std::string& project,
                                   const std::string& session,
                                   const std::map<std::string, std::uint64_t>& hosts) {
-  std::string path = RefusedHostsPath(state_dir);
-  auto lock = LockFile(path + ".lock");
-  if (!lock) return lock.error();
-  nlohmann::json all = ReadJson(path);
-  if (!all.is_object()) all = nlohmann::json::object();
-  if (hosts.empty()) {
-    if (!all.contains(project)) return Ok();
-    all.erase(project);
-  } else {
+  return UpdateStateJson(RefusedHostsPath(state_dir), [&](nlohmann::json& all) -> Result<bool> {
+    if (!all.is_object()) all = nlohmann::json::object();
+    if (hosts.empty()) return all.erase(project) > 0;
     all[project] = {{"session", session}, {"hosts", hosts}};
-  }
-  return ReplaceFile(path, all);
+    return true;
+  });
 }
 
 std::map<std::string, std::uint64_t> LastRefusedHosts(const std::string& state_dir,
                                                       const std::string& project) {
-  nlohmann::json all = ReadJson(RefusedHostsPath(state_dir));
+  auto all = ReadStateJson(RefusedHostsPath(state_dir));
   std::map<std::string, std::uint64_t> hosts;
-  if (!all.is_object() || !all.contains(project) || !all[project].is_object()) return hosts;
-  const auto& list = all[project].value("hosts", nlohmann::json::object());
+  if (!all || !all->is_object() || !all->contains(project) || !(*all)[project].is_object()) {
+    return hosts;
+  }
+  const auto& list = (*all)[project].value("hosts", nlohmann::json::object());
   if (!list.is_object()) return hosts;
   for (const auto& [host, times] : list.items()) {
     if (times.is_number_unsigned()) hosts[host] = times.get<std::uint64_t>();

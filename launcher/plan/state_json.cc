@@ -1,0 +1,57 @@
+// Small JSON files in corral's state folder that several corral processes
+// update (known folders, per-project hosts, refused hosts): read whole,
+// changed under a lock, replaced whole.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "launcher/plan/plan.h"
+
+namespace corral::launcher {
+
+Result<nlohmann::json> ReadStateJson(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    if (errno == ENOENT) return nlohmann::json(nullptr);
+    return Error::FromErrno("cannot read " + path);
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  return nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+}
+
+Result<void> UpdateStateJson(const std::string& path,
+                             const std::function<Result<bool>(nlohmann::json&)>& change) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  if (ec) return Error("cannot create the folder of " + path + ": " + ec.message());
+  // One writer at a time: two corral processes must not lose each other's entries.
+  const std::string lock_path = path + ".lock";
+  UniqueFd lock(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  if (!lock.valid()) return Error::FromErrno("cannot open " + lock_path);
+  while (::flock(lock.get(), LOCK_EX) != 0) {
+    if (errno != EINTR) return Error::FromErrno("cannot lock " + lock_path);
+  }
+  auto value = ReadStateJson(path);
+  if (!value) return value.error();
+  auto changed = change(*value);
+  if (!changed) return changed.error();
+  if (!*changed) return Ok();
+  // Written beside it and renamed: a reader sees the old file or the new one.
+  const std::string temp = path + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    out << value->dump(2) << "\n";
+    if (!out.flush()) return Error::FromErrno("cannot write " + temp);
+  }
+  ::chmod(temp.c_str(), 0600);
+  if (::rename(temp.c_str(), path.c_str()) != 0) return Error::FromErrno("cannot replace " + path);
+  return Ok();
+}
+
+}  // namespace corral::launcher
