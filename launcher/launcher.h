@@ -142,6 +142,9 @@ Result<SessionPlan> MakePlan(const PlanInput& input);
 
 // The PlanInput for this process: uid, home, folders, limits, CA bundle, shim.
 PlanInput HostPlanInput(const policy::Policy& policy);
+// corral's runtime folder (session folders, ssh tunnels): $XDG_RUNTIME_DIR/
+// corral, else /run/corral for root, else /tmp/corral-UID.
+std::string RuntimeDirFor(std::uint32_t uid, const std::string& xdg_runtime_dir);
 
 // Hosts allowed for one project's sessions (corral allow --host NAME
 // --project), kept in <state_dir>/project-hosts.json, never in the project.

@@ -191,8 +191,7 @@ std::string LastLine(const std::string& path) {
 
 std::string TunnelBase() {
   const char* runtime = std::getenv("XDG_RUNTIME_DIR");
-  if (runtime && *runtime) return std::string(runtime) + "/corral";
-  return ::getuid() == 0 ? "/run/corral" : "/tmp/corral-" + std::to_string(::getuid());
+  return RuntimeDirFor(::getuid(), runtime ? runtime : "");
 }
 
 }  // namespace

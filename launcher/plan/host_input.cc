@@ -73,6 +73,11 @@ std::uint64_t HardLimit(int resource, std::uint64_t fallback) {
 
 }  // namespace
 
+std::string RuntimeDirFor(std::uint32_t uid, const std::string& xdg_runtime_dir) {
+  if (!xdg_runtime_dir.empty()) return xdg_runtime_dir + "/corral";
+  return uid == 0 ? std::string("/run/corral") : "/tmp/corral-" + std::to_string(uid);
+}
+
 PlanInput HostPlanInput(const policy::Policy& policy) {
   PlanInput input;
   input.policy = &policy;
@@ -85,10 +90,7 @@ PlanInput HostPlanInput(const policy::Policy& policy) {
   std::string state_home = Env("XDG_STATE_HOME");
   input.config_dir = (config_home.empty() ? input.home + "/.config" : config_home) + "/corral";
   input.state_dir = (state_home.empty() ? input.home + "/.local/state" : state_home) + "/corral";
-  std::string runtime = Env("XDG_RUNTIME_DIR");
-  input.runtime_dir = !runtime.empty() ? runtime + "/corral"
-                      : input.uid == 0 ? std::string("/run/corral")
-                                       : "/tmp/corral-" + std::to_string(input.uid);
+  input.runtime_dir = RuntimeDirFor(input.uid, Env("XDG_RUNTIME_DIR"));
   for (auto& registry : ToolRegistries(input.home, [](const char* name) { return std::getenv(name); })) {
     input.tool_registries.emplace_back(std::move(registry.entry), std::move(registry.from));
   }
