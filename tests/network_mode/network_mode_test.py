@@ -224,6 +224,7 @@ def prove(label, api, corral, corral_args, env, shim, shell, probe_image, corral
     gap_or_check(bool(gateway) and direct and not reached and "probe-done" in lines,
                  f"{label}: the outside network's gateway {gateway} cannot be reached from the "
                  "agent's network", text)
+    variant(label, api, names, probe_image)
     r = subprocess.run([corral, "network-mode", "down", session, *corral_args],
                        capture_output=True, text=True, env=env, timeout=120)
     check(r.returncode == 0, f"{label}: network-mode down", r.stdout + r.stderr)
@@ -245,6 +246,39 @@ def prove(label, api, corral, corral_args, env, shim, shell, probe_image, corral
                                             f"/volumes/corral-{session}-session")]
     check(left == [404] * 3, f"{label}: a failing up leaves nothing behind", left)
     reaped(label, api, corral, corral_args, env, shim, shell, corral_image)
+
+
+def variant(label, api, names, image):
+    """The variant in docs/network-mode.md: a second `corral proxy` in the sidecar on a unix
+    socket in relay/, reached from a box with NO network through the shared volume. The
+    proxy makes its socket 0600, so the probe runs as the sidecar's uid (65534) here."""
+    status, data = api.call("POST", f"/containers/{names['sidecar']}/exec",
+                            {"Cmd": ["/usr/bin/corral", "proxy", "--listen",
+                                     "unix:/run/corral/relay/proxy.sock", "--allow", "origin.test",
+                                     "--log", "none"]})
+    if status == 201:
+        api.call("POST", f"/exec/{json.loads(data)['Id']}/start", {"Detach": True, "Tty": False})
+    script = ("for i in $(seq 50); do [ -S /run/corral/relay/proxy.sock ] && break; sleep 0.1; done; "
+              "ip -o link 2>/dev/null | wc -l | sed 's/^/links: /'; "
+              "curl -s -m 5 -o /dev/null -w 'unix-proxy: %{http_code}\\n' "
+              "--unix-socket /run/corral/relay/proxy.sock --request-target http://unlisted.test/ "
+              "http://unlisted.test/")
+    body = {"Image": image, "Cmd": ["bash", "-c", script], "User": "65534:65534",
+            "NetworkDisabled": True,
+            "HostConfig": {"NetworkMode": "none", "CapDrop": ["ALL"],
+                           "Mounts": [{"Type": "volume", "Source": names["session_volume"],
+                                       "Target": "/run/corral", "ReadOnly": True}]}}
+    status, data = api.call("POST", "/containers/create", body)
+    text = f"create: {status} {data[:200]!r}"
+    if status == 201:
+        probe = json.loads(data)["Id"]
+        api.call("POST", f"/containers/{probe}/start")
+        api.call("POST", f"/containers/{probe}/wait")
+        text = api.logs(probe)
+        api.call("DELETE", f"/containers/{probe}?force=1")
+    check("unix-proxy: 403" in text.splitlines(),
+          f"{label}: variant: a box with no network reaches a proxy in the sidecar through a "
+          "unix socket in the session volume (403 for an unlisted host)", text)
 
 
 def reaped(label, api, corral, corral_args, env, shim, shell, corral_image):
