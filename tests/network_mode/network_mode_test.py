@@ -225,6 +225,7 @@ def prove(label, api, corral, corral_args, env, shim, shell, probe_image, corral
                  f"{label}: the outside network's gateway {gateway} cannot be reached from the "
                  "agent's network", text)
     variant(label, api, names, probe_image)
+    relay(label, api, names, probe_image, corral)
     r = subprocess.run([corral, "network-mode", "down", session, *corral_args],
                        capture_output=True, text=True, env=env, timeout=120)
     check(r.returncode == 0, f"{label}: network-mode down", r.stdout + r.stderr)
@@ -279,6 +280,124 @@ def variant(label, api, names, image):
     check("unix-proxy: 403" in text.splitlines(),
           f"{label}: variant: a box with no network reaches a proxy in the sidecar through a "
           "unix socket in the session volume (403 for an unlisted host)", text)
+
+
+def run_box(api, names, image, script, user="1000:1000"):
+    """A box with no network and the session volume read-only at /run/corral: its output."""
+    body = {"Image": image, "Cmd": ["/run/corral/bin/sh", "-c", script], "User": user,
+            "Env": ["PATH=/run/corral/bin:/usr/local/bin:/usr/bin:/bin"],
+            "NetworkDisabled": True, "WorkingDir": "/tmp",
+            "HostConfig": {"NetworkMode": "none", "CapDrop": ["ALL"],
+                           "Mounts": [{"Type": "volume", "Source": names["session_volume"],
+                                       "Target": "/run/corral", "ReadOnly": True}]}}
+    status, data = api.call("POST", "/containers/create", body)
+    if status != 201:
+        return f"create: {status} {data[:200]!r}", None
+    box = json.loads(data)["Id"]
+    api.call("POST", f"/containers/{box}/start")
+    _, waited = api.call("POST", f"/containers/{box}/wait")
+    text = api.logs(box)
+    api.call("DELETE", f"/containers/{box}?force=1")
+    return text, json.loads(waited).get("StatusCode")
+
+
+def this_corral_in_sidecar(api, names, corral):
+    """The image's corral may be older than this build (corral:VERSION is reused as it is),
+    so the test puts this build's corral into the sidecar's relay/ folder and runs that."""
+    import io
+    import tarfile
+    data = io.BytesIO()
+    # The image may also lack a library this build links (libtomlplusplus): it goes too.
+    libraries = subprocess.run(["ldd", corral], capture_output=True, text=True).stdout
+    with tarfile.open(fileobj=data, mode="w") as tar:
+        tar.add(corral, arcname="corral-under-test")
+        for line in libraries.splitlines():
+            if "tomlplusplus" in line and "=> /" in line:
+                path = line.split("=> ")[1].split()[0]
+                tar.add(os.path.realpath(path), arcname=os.path.basename(path))
+    status, out = api.call("PUT", f"/containers/{names['sidecar']}/archive?path=/run/corral/relay",
+                           raw=data.getvalue(), content_type="application/x-tar")
+    return "/run/corral/relay/corral-under-test" if status == 200 else None
+
+
+def relay(label, api, names, image, corral):
+    """The oracle channel's sidecar half, corral's half played by this test: `corral relay`
+    exec'd in the sidecar with stdin and stdout attached (a hijacked exec stream, as corral
+    would hold it); corral-shell in a box with no network asks through oracle.sock in the
+    volume, the question arrives on the stream, the answer goes back. When the stream is
+    gone, the socket goes, and the shell's fallback refuses a listed command by itself."""
+    if not api.url.startswith("unix://"):
+        return
+    program = this_corral_in_sidecar(api, names, corral)
+    check(program is not None, f"{label}: relay: this build's corral copied into the sidecar")
+    status, data = api.call("POST", f"/containers/{names['sidecar']}/exec",
+                            {"AttachStdin": True, "AttachStdout": True, "AttachStderr": True,
+                             "Tty": False, "Env": ["LD_LIBRARY_PATH=/run/corral/relay"],
+                             "Cmd": [program or "/usr/bin/corral", "relay"]})
+    check(status == 201, f"{label}: relay: exec corral relay in the sidecar", data[:200])
+    if status != 201:
+        return
+    stream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stream.connect(api.url[len("unix://"):])
+    body = b'{"Detach":false,"Tty":false}'
+    stream.sendall(b"POST /v1.41/exec/" + json.loads(data)["Id"].encode() + b"/start HTTP/1.1\r\n"
+                   b"Host: localhost\r\nContent-Type: application/json\r\n"
+                   b"Connection: Upgrade\r\nUpgrade: tcp\r\nContent-Length: " +
+                   str(len(body)).encode() + b"\r\n\r\n" + body)
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += stream.recv(1)
+    asked, errors = [], []
+
+    def answer():
+        buffer, lines = b"", b""
+        while True:
+            try:
+                chunk = stream.recv(65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            buffer += chunk
+            while len(buffer) >= 8 and len(buffer) >= 8 + int.from_bytes(buffer[4:8], "big"):
+                size = int.from_bytes(buffer[4:8], "big")
+                if buffer[0] == 1:
+                    lines += buffer[8:8 + size]
+                else:
+                    errors.append(buffer[8:8 + size].decode(errors="replace"))
+                buffer = buffer[8 + size:]
+            while b"\n" in lines:
+                line, lines = lines.split(b"\n", 1)
+                question = json.loads(line)
+                asked.append(question["request"].get("command"))
+                decision = {"v": 1, "decision": "deny",
+                            "message": "corral blocked this: asked over the relay"}
+                if question["request"].get("command") == "echo fine":
+                    decision = {"v": 1, "decision": "allow"}
+                stream.sendall(json.dumps({"id": question["id"], "answer": decision}).encode() +
+                               b"\n")
+
+    import threading
+    thread = threading.Thread(target=answer, daemon=True)
+    thread.start()
+    time.sleep(0.5)  # the relay binds its socket
+    text, code = run_box(api, names, image, "aws s3 ls")
+    check(code == 1 and "asked over the relay" in text and "aws s3 ls" in asked,
+          f"{label}: relay: corral-shell in the box asks through the volume's oracle.sock, the "
+          "question reaches this end of the stream, and the refusal comes back",
+          (code, text, asked, errors))
+    text, code = run_box(api, names, image, "echo fine")
+    check(code == 0 and "fine" in text, f"{label}: relay: an allowed command runs", (code, text))
+    stream.shutdown(socket.SHUT_WR)  # the stream is gone: corral killed, ssh lost
+    stream.close()
+    thread.join(5)
+    time.sleep(0.5)
+    text, code = run_box(api, names, image, "aws s3 ls")
+    check(code != 0 and "asked over the relay" not in text and "aws" in text,
+          f"{label}: relay: with the stream gone the shell's fallback refuses a listed command "
+          "(the deny list's copy in the volume)", (code, text))
+    text, code = run_box(api, names, image, "echo fine")
+    check(code == 0 and "fine" in text, f"{label}: relay: and runs an unlisted one", (code, text))
 
 
 def reaped(label, api, corral, corral_args, env, shim, shell, corral_image):
