@@ -16,7 +16,7 @@ ARG BASE=debian:bookworm-slim
 FROM ${BASE}
 # The shared libraries corral loads; `corral image build corral` passes the
 # packages of the libraries its own build loads.
-ARG RUNTIME_PACKAGES="libcurl4 libyaml-cpp0.7 libseccomp2 libspdlog1.10 libfmt9 libidn2-0"
+ARG RUNTIME_PACKAGES="libcurl4 libyaml-cpp0.7 libseccomp2 libspdlog1.10 libfmt9 libidn2-0 libtomlplusplus3"
 COPY build-ca.crt /usr/local/share/corral/build-ca.crt
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \

@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -180,6 +181,35 @@ class SshTunnel {
   UniqueFd done_;  // the keeper reads 'd' (stop now) or EOF (corral died)
 };
 
+// One member of a tar stream (tar.cc); paths without their leading '/'.
+struct TarEntry {
+  enum Kind { kFolder, kFile, kSymlink } kind = kFile;
+  std::string path;
+  std::string content;  // a file's bytes; a symlink's target (at most 100 bytes)
+  unsigned mode = 0644;
+  std::uint32_t uid = 0, gid = 0;
+};
+// A ustar stream of `entries` and the end-of-archive blocks; nullopt when a
+// path does not fit a ustar header (over 255 bytes) or an id is too large.
+std::optional<std::string> WriteTar(const std::vector<TarEntry>& entries, std::int64_t mtime);
+
+// One engine API call as it is sent (engine_network.cc): the shapes are pure
+// so the unit tests can read them; the Engine methods below send them.
+struct ApiCall {
+  std::string method, path;  // path without the /vX.Y prefix
+  nlohmann::json body;       // null: no body
+};
+ApiCall CreateNetworkCall(const std::string& name, bool internal,
+                          const std::map<std::string, std::string>& labels);
+ApiCall ConnectNetworkCall(const std::string& network, const std::string& container,
+                           const std::vector<std::string>& aliases);
+ApiCall RemoveNetworkCall(const std::string& name);
+ApiCall CreateVolumeCall(const std::string& name,
+                         const std::map<std::string, std::string>& labels);
+ApiCall RemoveVolumeCall(const std::string& name);
+// The tar goes as the body, application/x-tar; unpacked at `path` (a folder).
+ApiCall PutArchiveCall(const std::string& container, const std::string& path);
+
 // What a build may set beyond its context.
 struct BuildOptions {
   std::map<std::string, std::string> args;  // ARG values (--build-arg)
@@ -277,6 +307,23 @@ class Engine {
   Result<void> Kill(const std::string& id, const std::string& signal);
   Result<void> Remove(const std::string& id);
   Result<nlohmann::json> ListByLabel(const std::string& label, bool all);
+
+  // The network mode's pieces (engine_network.cc). Removing what is not
+  // there is not an error: the reaper and `corral stop` may be first.
+  Result<void> CreateNetwork(const std::string& name, bool internal,
+                             const std::map<std::string, std::string>& labels);
+  Result<void> ConnectNetwork(const std::string& network, const std::string& container,
+                              const std::vector<std::string>& aliases);
+  Result<void> RemoveNetwork(const std::string& name);
+  Result<void> CreateVolume(const std::string& name,
+                            const std::map<std::string, std::string>& labels);
+  Result<void> RemoveVolume(const std::string& name);
+  Result<void> PutArchive(const std::string& container, const std::string& path,
+                          const std::string& tar);
+  // POST /containers/create?name=NAME of a Docker-shaped body (both engines
+  // take it), for the sidecar and helper containers; the id.
+  Result<std::string> CreateContainer(const nlohmann::json& body, const std::string& name,
+                                      const std::string& what);
 
  private:
   Result<HttpResponse> Call(const std::string& method, const std::string& path,

@@ -6,37 +6,12 @@
 #include <memory>
 
 #include "launcher/engine/engine.h"
+#include "launcher/engine/expect.h"
 
 namespace corral::launcher {
 namespace {
 
 constexpr const char* kLibpod = "/v4.0.0/libpod";
-
-std::string Escape(const std::string& text) {
-  std::unique_ptr<char, void (*)(void*)> out(curl_escape(text.c_str(), static_cast<int>(text.size())),
-                                             curl_free);
-  return out ? out.get() : text;
-}
-
-// The engine's own message from an error body ({"message": "..."}), else the body.
-std::string EngineMessage(const HttpResponse& response) {
-  auto json = nlohmann::json::parse(response.body, nullptr, false);
-  if (json.is_object() && json.contains("message") && json["message"].is_string()) {
-    return json["message"].get<std::string>();
-  }
-  std::string body = response.body.substr(0, 300);
-  while (!body.empty() && (body.back() == '\n' || body.back() == '\r')) body.pop_back();
-  return body;
-}
-
-Result<void> Expect(const Result<HttpResponse>& response, const std::string& what) {
-  if (!response) return response.error().Context(what);
-  if (response->status >= 300 && response->status != 304) {
-    return Error(what + ": " + EngineMessage(*response) + " (HTTP " +
-                 std::to_string(response->status) + ")");
-  }
-  return Ok();
-}
 
 // 409 while another caller (the reaper, `corral stop`) removes the same box:
 // Docker says "removal of container X is already in progress".

@@ -49,55 +49,16 @@ std::string Appended(const std::string& text, const std::string& line) {
   return text + "\n" + line + "\n";
 }
 
-// An octal number in a tar header field of `width` bytes (digits, then NUL).
-bool PutOctal(char* field, std::size_t width, std::uint64_t value) {
-  char digits[32];
-  int n = std::snprintf(digits, sizeof digits, "%0*llo", static_cast<int>(width - 1),
-                        static_cast<unsigned long long>(value));
-  if (n < 0 || static_cast<std::size_t>(n) != width - 1) return false;
-  std::memcpy(field, digits, width);  // with the NUL
-  return true;
-}
-
 }  // namespace
 
 std::optional<std::string> OwnedFoldersTar(const std::vector<std::string>& paths,
                                            std::uint32_t uid, std::uint32_t gid,
                                            std::int64_t mtime) {
-  std::string tar;
+  std::vector<TarEntry> entries;
   for (const std::string& path : paths) {
-    std::string name = path.substr(path.find_first_not_of('/') == std::string::npos
-                                       ? path.size()
-                                       : path.find_first_not_of('/'));
-    if (name.empty()) return std::nullopt;
-    name += '/';
-    std::string prefix;
-    if (name.size() > 100) {  // ustar: prefix (155) '/' name (100)
-      std::size_t cut = name.find('/', name.size() - 101);
-      if (cut == std::string::npos || cut > 155) return std::nullopt;
-      prefix = name.substr(0, cut);
-      name = name.substr(cut + 1);
-    }
-    char header[512] = {};
-    std::memcpy(header, name.data(), name.size());
-    if (!PutOctal(header + 100, 8, 0755) || !PutOctal(header + 108, 8, uid) ||
-        !PutOctal(header + 116, 8, gid) || !PutOctal(header + 124, 12, 0) ||
-        !PutOctal(header + 136, 12, static_cast<std::uint64_t>(std::max<std::int64_t>(mtime, 0)))) {
-      return std::nullopt;
-    }
-    header[156] = '5';  // a folder
-    std::memcpy(header + 257, "ustar", 6);
-    std::memcpy(header + 263, "00", 2);
-    std::memcpy(header + 345, prefix.data(), prefix.size());
-    std::memset(header + 148, ' ', 8);
-    unsigned sum = 0;
-    for (unsigned char c : header) sum += c;
-    std::snprintf(header + 148, 8, "%06o", sum);  // six digits, NUL, then the space
-    header[155] = ' ';
-    tar.append(header, sizeof header);
+    entries.push_back({TarEntry::kFolder, path, "", 0755, uid, gid});
   }
-  tar.append(1024, '\0');
-  return tar;
+  return WriteTar(entries, mtime);
 }
 
 Result<void> GiveVolumesToTheBoxUser(Engine& engine, const SessionPlan& plan) {

@@ -17,8 +17,17 @@ namespace {
 
 constexpr char kDone = 'd';
 
+// A few tries: the engine may still be making what is to be removed.
+void SendUntilDone(const Endpoint& endpoint, const std::string& method, const std::string& path) {
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    auto response = HttpRequest(endpoint, method, path, "", 5000);
+    if (response && (response->status < 300 || response->status == 404)) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+}
+
 [[noreturn]] void ReaperMain(int pipe_read, const Endpoint& endpoint, const std::string& name,
-                             const std::string& session_dir) {
+                             const std::string& session_dir, const std::vector<ApiCall>& then) {
   ::setsid();
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) ::signal(sig, SIG_IGN);
   int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -35,11 +44,8 @@ constexpr char kDone = 'd';
   } while (n < 0 && errno == EINTR);
   if (n == 1 && byte == kDone) ::_exit(0);
   // corral is gone without cleaning up: remove the box (it may still be being created).
-  for (int attempt = 0; attempt < 8; ++attempt) {
-    auto response = HttpRequest(endpoint, "DELETE", "/containers/" + name + "?force=true", "", 5000);
-    if (response && (response->status < 300 || response->status == 404)) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  }
+  SendUntilDone(endpoint, "DELETE", "/containers/" + name + "?force=true");
+  for (const ApiCall& call : then) SendUntilDone(endpoint, call.method, call.path);
   std::error_code ec;
   std::filesystem::remove_all(session_dir, ec);
   ::_exit(0);
@@ -48,14 +54,14 @@ constexpr char kDone = 'd';
 }  // namespace
 
 Result<Reaper> Reaper::Start(const Endpoint& endpoint, const std::string& container_name,
-                             const std::string& session_dir) {
+                             const std::string& session_dir, const std::vector<ApiCall>& then) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return Error::FromErrno("reaper pipe");
   pid_t pid = ::fork();
   if (pid < 0) return Error::FromErrno("reaper");
   if (pid == 0) {
     ::close(fds[1]);
-    ReaperMain(fds[0], endpoint, container_name, session_dir);
+    ReaperMain(fds[0], endpoint, container_name, session_dir, then);
   }
   ::close(fds[0]);
   Reaper reaper;

@@ -201,10 +201,13 @@ Result<UniqueFd> ListenWatchdog(const std::string& session_dir);
 
 // A detached process that removes the container (by name) when this one
 // dies without saying it is done: the box goes away even after SIGKILL.
+// `then` is sent after, in order (the network mode's sidecar, networks and
+// volume: network_mode::TearDownCalls); a 404 counts as done.
 class Reaper {
  public:
   static Result<Reaper> Start(const Endpoint& endpoint, const std::string& container_name,
-                              const std::string& session_dir);
+                              const std::string& session_dir,
+                              const std::vector<ApiCall>& then = {});
   void Done();  // the session cleaned up itself
   ~Reaper();
   Reaper(Reaper&&) = default;

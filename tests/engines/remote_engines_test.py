@@ -242,12 +242,39 @@ def tls_checks(work, base_env):
                        str(certs / "client.pem"), "--key", str(certs / "client-key.pem"),
                        f"https://127.0.0.1:{port}/containers/json?all=1"])
         check(listing.stdout.strip() == "[]", "and nothing was created on that engine", listing.stdout)
+        network_mode_checks(url, certs, flags, base_env)
     finally:
         os.killpg(dockerd.pid, signal.SIGTERM)
         try:
             dockerd.wait(timeout=20)
         except subprocess.TimeoutExpired:
             os.killpg(dockerd.pid, signal.SIGKILL)
+
+
+def network_mode_checks(url, certs, flags, base_env):
+    """The network mode's pieces (tests/network_mode) on this engine, which cannot see
+    this machine's folders: the corral image and the probe's image are loaded into it
+    from the local test dockerd through the API, as a user would pull them."""
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "network_mode"))
+    import network_mode_test as nm
+    image = "corral:" + nm.corral_version(CORRAL)
+    local = nm.Api("unix:///run/corral-test/docker.sock")
+    remote = nm.Api(url, str(certs / "client-dir"))
+    status, tar = local.call("GET", f"/images/get?names={image}&names=corral-tools:2")
+    if status != 200:
+        check(False, f"{image} and corral-tools:2 on the local docker (ctest -R "
+              "corral_image_docker builds the first)", tar[:300])
+        return
+    status, out = remote.call("POST", "/images/load?quiet=1", raw=tar,
+                              content_type="application/x-tar")
+    check(status == 200, f"{image} loaded into the remote engine", out[:300])
+    shell = str(pathlib.Path(SHIM).parent / "corral-shell")
+    nm.prove("remote tcp+TLS", remote, CORRAL, flags, base_env, SHIM, shell,
+             "corral-tools:2", image)
+    global failed
+    failed += nm.RESULTS["fail"]
+    print(f"network mode on the remote engine: {nm.RESULTS['pass']} passed, "
+          f"{nm.RESULTS['fail']} failed")
 
 
 def start_sshd(work):

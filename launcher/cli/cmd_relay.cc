@@ -1,0 +1,23 @@
+// corral relay --listen PATH (hidden): the oracle channel's end in the network
+// mode's sidecar (docs/network-mode.md).
+#include "launcher/cli/cli.h"
+#include "launcher/launcher.h"
+#include "launcher/network_mode/network_mode.h"
+
+namespace corral::cli {
+
+void AddRelayCommand(CLI::App& app, Globals& globals) {
+  auto path = std::make_shared<std::string>("/run/corral/relay/oracle.sock");
+  CLI::App* sub = app.add_subcommand(
+      "relay", "Carry the shim's questions between a socket and stdin/stdout (the sidecar)");
+  sub->group("");  // corral runs it in the sidecar, nobody by hand
+  sub->add_option("--listen", *path, "The unix socket the shim connects to")
+      ->capture_default_str();
+  sub->callback([path, &globals] {
+    if (auto ok = launcher::RunOracleRelay(*path); !ok) {
+      globals.exit_code = Fail(ok.error(), launcher::kExitBoxFailed);
+    }
+  });
+}
+
+}  // namespace corral::cli

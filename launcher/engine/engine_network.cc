@@ -1,0 +1,110 @@
+// The network mode's engine calls: networks, named volumes, a tar put into a
+// container, a container made from a Docker-shaped body. Docker's compat
+// endpoints, which Podman serves too.
+#include "launcher/engine/engine.h"
+#include "launcher/engine/expect.h"
+
+namespace corral::launcher {
+namespace {
+
+nlohmann::json LabelsJson(const std::map<std::string, std::string>& labels) {
+  nlohmann::json json = nlohmann::json::object();
+  for (const auto& [key, value] : labels) json[key] = value;
+  return json;
+}
+
+// Gone already is done: the reaper or `corral stop` may have been first.
+Result<void> ExpectRemoved(const Result<HttpResponse>& response, const std::string& what) {
+  if (response && response->status == 404) return Ok();
+  return Expect(response, what);
+}
+
+}  // namespace
+
+ApiCall CreateNetworkCall(const std::string& name, bool internal,
+                          const std::map<std::string, std::string>& labels) {
+  // Internal: the engine gives the network no route out (no gateway, no NAT).
+  return {"POST",
+          "/networks/create",
+          {{"Name", name},
+           {"Driver", "bridge"},
+           {"Internal", internal},
+           {"CheckDuplicate", true},
+           {"Labels", LabelsJson(labels)}}};
+}
+
+ApiCall ConnectNetworkCall(const std::string& network, const std::string& container,
+                           const std::vector<std::string>& aliases) {
+  return {"POST",
+          "/networks/" + Escape(network) + "/connect",
+          {{"Container", container}, {"EndpointConfig", {{"Aliases", aliases}}}}};
+}
+
+ApiCall RemoveNetworkCall(const std::string& name) {
+  return {"DELETE", "/networks/" + Escape(name), nullptr};
+}
+
+ApiCall CreateVolumeCall(const std::string& name,
+                         const std::map<std::string, std::string>& labels) {
+  return {"POST", "/volumes/create", {{"Name", name}, {"Labels", LabelsJson(labels)}}};
+}
+
+ApiCall RemoveVolumeCall(const std::string& name) {
+  return {"DELETE", "/volumes/" + Escape(name) + "?force=true", nullptr};
+}
+
+ApiCall PutArchiveCall(const std::string& container, const std::string& path) {
+  return {"PUT", "/containers/" + Escape(container) + "/archive?path=" + Escape(path), nullptr};
+}
+
+namespace {
+std::string BodyText(const ApiCall& call) { return call.body.is_null() ? "" : call.body.dump(); }
+}  // namespace
+
+Result<void> Engine::CreateNetwork(const std::string& name, bool internal,
+                                   const std::map<std::string, std::string>& labels) {
+  ApiCall call = CreateNetworkCall(name, internal, labels);
+  return Expect(Call(call.method, call.path, BodyText(call), 30000), "create network " + name);
+}
+
+Result<void> Engine::ConnectNetwork(const std::string& network, const std::string& container,
+                                    const std::vector<std::string>& aliases) {
+  ApiCall call = ConnectNetworkCall(network, container, aliases);
+  return Expect(Call(call.method, call.path, BodyText(call), 30000),
+                "connect " + container + " to network " + network);
+}
+
+Result<void> Engine::RemoveNetwork(const std::string& name) {
+  ApiCall call = RemoveNetworkCall(name);
+  return ExpectRemoved(Call(call.method, call.path, "", 30000), "remove network " + name);
+}
+
+Result<void> Engine::CreateVolume(const std::string& name,
+                                  const std::map<std::string, std::string>& labels) {
+  ApiCall call = CreateVolumeCall(name, labels);
+  return Expect(Call(call.method, call.path, BodyText(call), 30000), "create volume " + name);
+}
+
+Result<void> Engine::RemoveVolume(const std::string& name) {
+  ApiCall call = RemoveVolumeCall(name);
+  return ExpectRemoved(Call(call.method, call.path, "", 30000), "remove volume " + name);
+}
+
+Result<void> Engine::PutArchive(const std::string& container, const std::string& path,
+                                const std::string& tar) {
+  ApiCall call = PutArchiveCall(container, path);
+  auto response =
+      HttpRequest(endpoint_, call.method, api_ + call.path, tar, 60000, "application/x-tar");
+  return Expect(response, "copy files into " + container + ":" + path);
+}
+
+Result<std::string> Engine::CreateContainer(const nlohmann::json& body, const std::string& name,
+                                            const std::string& what) {
+  auto created = Call("POST", "/containers/create?name=" + Escape(name), body.dump(), 30000);
+  if (auto ok = Expect(created, what); !ok) return ok.error();
+  auto json = nlohmann::json::parse(created->body, nullptr, false);
+  if (!json.is_object() || !json["Id"].is_string()) return Error(what + ": no Id in the answer");
+  return json["Id"].get<std::string>();
+}
+
+}  // namespace corral::launcher

@@ -1,0 +1,40 @@
+// Private to launcher/engine/: what every engine call shares: a path
+// segment escaped, and an answer judged (the engine's own message on error).
+#pragma once
+
+#include <curl/curl.h>
+
+#include <memory>
+#include <string>
+
+#include "launcher/engine/engine.h"
+
+namespace corral::launcher {
+
+inline std::string Escape(const std::string& text) {
+  std::unique_ptr<char, void (*)(void*)> out(curl_escape(text.c_str(), static_cast<int>(text.size())),
+                                             curl_free);
+  return out ? out.get() : text;
+}
+
+// The engine's own message from an error body ({"message": "..."}), else the body.
+inline std::string EngineMessage(const HttpResponse& response) {
+  auto json = nlohmann::json::parse(response.body, nullptr, false);
+  if (json.is_object() && json.contains("message") && json["message"].is_string()) {
+    return json["message"].get<std::string>();
+  }
+  std::string body = response.body.substr(0, 300);
+  while (!body.empty() && (body.back() == '\n' || body.back() == '\r')) body.pop_back();
+  return body;
+}
+
+inline Result<void> Expect(const Result<HttpResponse>& response, const std::string& what) {
+  if (!response) return response.error().Context(what);
+  if (response->status >= 300 && response->status != 304) {
+    return Error(what + ": " + EngineMessage(*response) + " (HTTP " +
+                 std::to_string(response->status) + ")");
+  }
+  return Ok();
+}
+
+}  // namespace corral::launcher

@@ -1,0 +1,99 @@
+// Making and removing one session's network-mode objects, in order: a
+// checklist, each step undone by TearDown whatever happened before it.
+#include "launcher/network_mode/network_mode.h"
+
+#include <time.h>
+
+namespace corral::launcher::network_mode {
+namespace {
+
+Result<void> FillSessionVolume(Engine& engine, const Layout& layout, const SessionFiles& files,
+                               const std::string& image) {
+  auto tar = SessionVolumeTar(files, ::time(nullptr));
+  if (!tar) return Error("the session's files do not fit a tar header");
+  auto filler = engine.CreateContainer(FillerBody(layout, image), layout.filler,
+                                       "make the container that fills the session volume");
+  if (!filler) return filler.error();
+  auto put = engine.PutArchive(*filler, kSessionMountPoint, *tar);
+  (void)engine.Remove(*filler);
+  if (!put) return put.error().Context("fill the session volume");
+  return Ok();
+}
+
+Result<void> StartSidecar(Engine& engine, const SessionPlan& plan, const Layout& layout,
+                          const std::string& image) {
+  auto sidecar = engine.CreateContainer(SidecarBody(plan, layout, image), layout.sidecar,
+                                        "make the proxy sidecar");
+  if (!sidecar) return sidecar.error();
+  if (auto ok = engine.ConnectNetwork(layout.outside_network, *sidecar, {}); !ok) return ok;
+  if (auto ok = engine.Start(*sidecar); !ok) return ok.error().Context("start the proxy sidecar");
+  return Ok();
+}
+
+// The sidecar's address on the inside network: the agent's proxy is named by
+// it, as not every engine resolves aliases (Podman with CNI and no dnsname
+// plugin resolves none), and the agent then needs no name lookup at all.
+Result<std::string> InsideAddress(Engine& engine, const Layout& layout) {
+  auto list = engine.ListByLabel(std::string(kLabelSession) + "=" + layout.session_id, false);
+  if (!list) return list.error();
+  for (const auto& c : *list) {
+    if (c.value("Labels", nlohmann::json::object()).value(kLabelPart, "") != "proxy") continue;
+    const auto& networks = c["NetworkSettings"]["Networks"];
+    if (networks.contains(layout.inside_network) &&
+        networks[layout.inside_network].value("IPAddress", "") != "") {
+      return networks[layout.inside_network]["IPAddress"].get<std::string>();
+    }
+  }
+  return Error("the proxy sidecar has no address on " + layout.inside_network);
+}
+
+Result<void> Steps(Engine& engine, const SessionPlan& plan, const Layout& layout,
+                   const SessionFiles& files, const std::string& image) {
+  if (auto ok = engine.CreateNetwork(layout.inside_network, /*internal=*/true, layout.labels);
+      !ok) {
+    return ok;
+  }
+  if (auto ok = engine.CreateNetwork(layout.outside_network, /*internal=*/false, layout.labels);
+      !ok) {
+    return ok;
+  }
+  if (auto ok = engine.CreateVolume(layout.session_volume, layout.labels); !ok) return ok;
+  if (auto ok = FillSessionVolume(engine, layout, files, image); !ok) return ok;
+  return StartSidecar(engine, plan, layout, image);
+}
+
+}  // namespace
+
+Result<std::string> BringUp(Engine& engine, const SessionPlan& plan, const Layout& layout,
+                            const SessionFiles& files, const std::string& corral_image) {
+  auto ok = Steps(engine, plan, layout, files, corral_image);
+  auto address = ok ? InsideAddress(engine, layout) : Result<std::string>(ok.error());
+  if (!address) {
+    (void)TearDown(engine, layout);
+    return address.error().Context("set up the network mode");
+  }
+  return "http://" + *address + ":" + std::to_string(kProxyPort);
+}
+
+Result<void> TearDown(Engine& engine, const Layout& layout) {
+  Result<void> first = Ok();
+  auto keep = [&](Result<void> step) {
+    if (!step && first) first = std::move(step);
+  };
+  keep(engine.Remove(layout.sidecar));
+  keep(engine.Remove(layout.filler));
+  keep(engine.RemoveNetwork(layout.inside_network));
+  keep(engine.RemoveNetwork(layout.outside_network));
+  keep(engine.RemoveVolume(layout.session_volume));
+  return first;
+}
+
+std::vector<ApiCall> TearDownCalls(const Layout& layout) {
+  auto remove = [](const std::string& name) {
+    return ApiCall{"DELETE", "/containers/" + name + "?force=true&v=false", nullptr};
+  };
+  return {remove(layout.sidecar), remove(layout.filler), RemoveNetworkCall(layout.inside_network),
+          RemoveNetworkCall(layout.outside_network), RemoveVolumeCall(layout.session_volume)};
+}
+
+}  // namespace corral::launcher::network_mode

@@ -1,0 +1,89 @@
+// The network mode's objects, as names and create bodies (pure).
+#include "launcher/network_mode/network_mode.h"
+
+namespace corral::launcher::network_mode {
+
+using nlohmann::json;
+
+Layout LayoutFor(const std::string& session_id) {
+  std::string base = "corral-" + session_id;
+  return {session_id,
+          base + "-inside",
+          base + "-outside",
+          base + "-session",
+          base + "-proxy",
+          base + "-filler",
+          {{kLabelSession, session_id}}};
+}
+
+std::optional<std::string> SessionVolumeTar(const SessionFiles& files, std::int64_t mtime) {
+  std::vector<TarEntry> entries = {
+      {TarEntry::kFolder, "bin", "", 0555, 0, 0},
+      {TarEntry::kFile, "bin/corral-shim", files.shim, 0555, 0, 0},
+      {TarEntry::kFile, "bin/corral-shell", files.shell, 0555, 0, 0},
+  };
+  for (const char* name : kShellNames) {
+    entries.push_back({TarEntry::kSymlink, std::string("bin/") + name, "corral-shell", 0777, 0, 0});
+  }
+  entries.push_back({TarEntry::kFile, "empty", "", 0444, 0, 0});
+  entries.push_back({TarEntry::kFolder, "emptydir", "", 0555, 0, 0});
+  entries.push_back({TarEntry::kFile, "seccomp.json", files.seccomp, 0444, 0, 0});
+  entries.push_back({TarEntry::kFile, kDenyListFile, files.deny_list, 0444, 0, 0});
+  if (files.passwd) entries.push_back({TarEntry::kFile, "passwd", *files.passwd, 0444, 0, 0});
+  if (files.group) entries.push_back({TarEntry::kFile, "group", *files.group, 0444, 0, 0});
+  if (files.ca_bundle) entries.push_back({TarEntry::kFile, kCaFile, *files.ca_bundle, 0444, 0, 0});
+  // The relay's socket will be in relay/ (the sidecar's; the agent may enter
+  // it and connect, not create): the shim's usual path leads there.
+  entries.push_back({TarEntry::kFolder, kRelayFolder, "", 0755, kSidecarUid, kSidecarUid});
+  entries.push_back({TarEntry::kSymlink, kOracleSocket,
+                     std::string(kRelayFolder) + "/" + kOracleSocket, 0777, 0, 0});
+  return WriteTar(entries, mtime);
+}
+
+json FillerBody(const Layout& layout, const std::string& image) {
+  json labels = layout.labels;
+  labels[kLabelPart] = "filler";
+  return {{"Image", image},
+          {"Entrypoint", {"/corral-fills-a-volume"}},  // never started
+          {"Cmd", json::array()},
+          {"NetworkDisabled", true},
+          {"Labels", labels},
+          {"HostConfig",
+           {{"NetworkMode", "none"},
+            {"Mounts",
+             {{{"Type", "volume"},
+               {"Source", layout.session_volume},
+               {"Target", kSessionMountPoint}}}}}}};
+}
+
+json SidecarBody(const SessionPlan& plan, const Layout& layout, const std::string& image) {
+  json command = {"proxy", "--listen", "0.0.0.0:" + std::to_string(kProxyPort), "--log", "-"};
+  for (const std::string& host : plan.allowed_domains) {
+    command.push_back("--allow");
+    command.push_back(host);
+  }
+  json labels = layout.labels;
+  labels[kLabelPart] = "proxy";
+  std::string user = std::to_string(kSidecarUid) + ":" + std::to_string(kSidecarUid);
+  return {{"Image", image},
+          {"Entrypoint", {"/usr/bin/corral"}},
+          {"Cmd", command},
+          {"User", user},
+          {"Hostname", kProxyAlias},
+          {"Labels", labels},
+          {"HostConfig",
+           {{"NetworkMode", layout.inside_network},
+            {"CapDrop", {"ALL"}},
+            {"SecurityOpt", {"no-new-privileges"}},
+            {"ReadonlyRootfs", true},
+            {"PidsLimit", 256},
+            {"Tmpfs", {{"/tmp", "rw,nosuid,nodev,noexec,size=16m"}}},
+            {"Mounts",
+             {{{"Type", "volume"},
+               {"Source", layout.session_volume},
+               {"Target", kSessionMountPoint}}}}}},
+          {"NetworkingConfig",
+           {{"EndpointsConfig", {{layout.inside_network, {{"Aliases", {kProxyAlias}}}}}}}}};
+}
+
+}  // namespace corral::launcher::network_mode

@@ -1,0 +1,141 @@
+// `corral relay`: the sidecar's half of the oracle channel (docs/network-mode.md).
+// The shim's questions arrive on a unix socket in the session volume; each
+// goes out on stdout as {"id":N,"request":...}, and the answer that comes
+// back on stdin as {"id":N,"answer":...} goes to that connection. When stdin
+// ends (corral's stream is gone), the socket goes too: the shim falls back.
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <map>
+
+#include "launcher/network_mode/network_mode.h"
+
+namespace corral::launcher::network_mode {
+namespace {
+
+constexpr std::size_t kMaxLine = (1 << 20) + 64 * 1024;  // the oracle's own bound
+
+bool WriteAll(int fd, const std::string& data) {
+  for (std::size_t done = 0; done < data.size();) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+Result<UniqueFd> Listen(const std::string& path) {
+  sockaddr_un address{};
+  if (path.size() >= sizeof address.sun_path) return Error("relay socket path too long: " + path);
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (!fd.valid()) return Error::FromErrno("relay socket");
+  address.sun_family = AF_UNIX;
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  ::unlink(path.c_str());
+  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    return Error::FromErrno("cannot listen on " + path);
+  }
+  // The agent runs as another uid; reaching this socket is its whole purpose.
+  ::chmod(path.c_str(), 0666);
+  if (::listen(fd.get(), 64) != 0) return Error::FromErrno("listen on " + path);
+  return fd;
+}
+
+struct Relay {
+  int in = -1, out = -1;
+  std::uint64_t next_id = 1;
+  std::map<int, std::string> reading;          // connection -> bytes so far
+  std::map<std::uint64_t, UniqueFd> awaiting;  // question id -> its connection
+  std::string from_corral;
+
+  // One whole line from a connection: sent on as a question; false drops it.
+  bool Ask(int fd, const std::string& line) {
+    auto request = nlohmann::json::parse(line, nullptr, false);
+    if (request.is_discarded()) return false;
+    std::uint64_t id = next_id++;
+    if (!WriteAll(out, nlohmann::json{{"id", id}, {"request", request}}.dump() + "\n"))
+      return false;
+    awaiting.emplace(id, UniqueFd(fd));
+    return true;
+  }
+
+  void ReadConnection(int fd) {
+    char buffer[65536];
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+    std::string& text = reading[fd];
+    if (n > 0) text.append(buffer, static_cast<std::size_t>(n));
+    std::size_t newline = text.find('\n');
+    if (n > 0 && newline == std::string::npos && text.size() <= kMaxLine) return;
+    std::string line = newline == std::string::npos ? "" : text.substr(0, newline);
+    reading.erase(fd);
+    if (line.empty() || !Ask(fd, line)) ::close(fd);
+  }
+
+  // Answers from corral, a line each; one for an unknown id is dropped.
+  void Answer(const std::string& line) {
+    auto message = nlohmann::json::parse(line, nullptr, false);
+    if (!message.is_object() || !message["id"].is_number_unsigned()) return;
+    auto it = awaiting.find(message["id"].get<std::uint64_t>());
+    if (it == awaiting.end()) return;
+    (void)WriteAll(it->second.get(), message["answer"].dump() + "\n");
+    awaiting.erase(it);
+  }
+
+  // false when corral's side has ended.
+  bool ReadCorral() {
+    char buffer[65536];
+    ssize_t n = ::read(in, buffer, sizeof buffer);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return true;
+    if (n <= 0) return false;
+    from_corral.append(buffer, static_cast<std::size_t>(n));
+    for (std::size_t newline; (newline = from_corral.find('\n')) != std::string::npos;) {
+      Answer(from_corral.substr(0, newline));
+      from_corral.erase(0, newline + 1);
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+Result<void> RunRelay(const std::string& socket_path, int in, int out) {
+  auto listener = Listen(socket_path);
+  if (!listener) return listener.error();
+  ::signal(SIGPIPE, SIG_IGN);  // a shim that gave up, or corral gone: an error, not death
+  Relay relay;
+  relay.in = in;
+  relay.out = out;
+  for (;;) {
+    std::vector<pollfd> fds = {{listener->get(), POLLIN, 0}, {in, POLLIN, 0}};
+    for (const auto& [fd, text] : relay.reading) fds.push_back({fd, POLLIN, 0});
+    if (::poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR) break;
+    if (fds[1].revents && !relay.ReadCorral()) break;
+    for (std::size_t i = 2; i < fds.size(); ++i) {
+      if (fds[i].revents) relay.ReadConnection(fds[i].fd);
+    }
+    if (fds[0].revents) {
+      int fd = ::accept4(listener->get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      if (fd >= 0) relay.reading[fd];
+    }
+  }
+  // corral is gone: no more answers. The waiting shims see EOF and fall back.
+  ::unlink(socket_path.c_str());
+  for (const auto& [fd, text] : relay.reading) ::close(fd);
+  return Ok();
+}
+
+}  // namespace corral::launcher::network_mode
+
+namespace corral::launcher {
+Result<void> RunOracleRelay(const std::string& socket_path) {
+  return network_mode::RunRelay(socket_path, STDIN_FILENO, STDOUT_FILENO);
+}
+}  // namespace corral::launcher

@@ -1,0 +1,89 @@
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include "launcher/network_mode/network_mode.h"
+
+namespace corral::launcher::network_mode {
+namespace {
+
+int Connect(const std::string& path) {
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) return fd;
+    ::close(fd);
+    ::usleep(10000);
+  }
+  return -1;
+}
+
+std::string ReadLine(int fd) {
+  std::string line;
+  char c;
+  while (::read(fd, &c, 1) == 1 && c != '\n') line += c;
+  return line;
+}
+
+void Write(int fd, const std::string& text) {
+  ASSERT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+}
+
+TEST(Relay, CarriesEachQuestionOutAndItsAnswerBackThenGoesWithTheStream) {
+  std::string dir =
+      std::filesystem::temp_directory_path() / ("relay-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string path = dir + "/oracle.sock";
+  int to_relay[2], from_relay[2];
+  ASSERT_EQ(::pipe(to_relay), 0);
+  ASSERT_EQ(::pipe(from_relay), 0);
+  Result<void> ended = Ok();
+  std::thread relay([&] { ended = RunRelay(path, to_relay[0], from_relay[1]); });
+
+  int first = Connect(path), second = Connect(path);
+  ASSERT_GE(first, 0);
+  ASSERT_GE(second, 0);
+  Write(first, R"({"v":1,"shell":"bash","command":"aws s3 ls","cwd":"/p"})"
+               "\n");
+  auto one = nlohmann::json::parse(ReadLine(from_relay[0]));
+  EXPECT_EQ(one["request"]["command"], "aws s3 ls");
+  Write(second, R"({"v":1,"shell":"bash","command":"ls","cwd":"/p"})"
+                "\n");
+  auto two = nlohmann::json::parse(ReadLine(from_relay[0]));
+  EXPECT_EQ(two["request"]["command"], "ls");
+  EXPECT_NE(one["id"], two["id"]);
+  // Answered out of order, each to its own connection.
+  Write(to_relay[1],
+        nlohmann::json{{"id", two["id"]}, {"answer", {{"v", 1}, {"decision", "allow"}}}}.dump() +
+            "\n");
+  Write(to_relay[1], R"({"id":999,"answer":{}})"
+                     "\n");  // nobody asked: dropped
+  Write(to_relay[1], nlohmann::json{{"id", one["id"]},
+                                    {"answer", {{"v", 1}, {"decision", "deny"}, {"message", "no"}}}}
+                             .dump() +
+                         "\n");
+  EXPECT_EQ(nlohmann::json::parse(ReadLine(second))["decision"], "allow");
+  EXPECT_EQ(nlohmann::json::parse(ReadLine(first))["decision"], "deny");
+  // Not JSON: the connection is closed unanswered, nothing goes out.
+  int bad = Connect(path);
+  Write(bad, "not json\n");
+  EXPECT_EQ(ReadLine(bad), "");
+
+  ::close(to_relay[1]);  // corral's stream is gone
+  relay.join();
+  EXPECT_TRUE(ended) << ended.error().message;
+  EXPECT_FALSE(std::filesystem::exists(path)) << "the shim finds no oracle and falls back";
+  for (int fd : {first, second, bad, to_relay[0], from_relay[0], from_relay[1]}) ::close(fd);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace corral::launcher::network_mode
