@@ -83,6 +83,7 @@ inline constexpr const char* kWatchdogInBox = "/run/corral/watchdog.sock";
 // shim's defaults: images/shim reads the same names).
 inline constexpr const char* kOracleSocket = "oracle.sock";
 inline constexpr const char* kProxySocket = "proxy.sock";
+inline constexpr const char* kWatchdogSocket = "watchdog.sock";
 inline constexpr const char* kDenyListFile = "deny-list";
 // Where programs in the box find the proxy: the shim's bridge inside the box.
 inline constexpr const char* kProxyUrlInBox = "http://127.0.0.1:3128";

@@ -73,6 +73,9 @@ struct ProxyConfig {
   // "HOST:PORT" ("127.0.0.1:0" picks a free port; "[::1]:3128") or "unix:PATH"
   // (created mode 0600; a stale socket at PATH is replaced).
   std::string listen = "127.0.0.1:3128";
+  // A unix socket's mode. The network mode's sidecar opens it to every uid
+  // (0666): the folder it is in decides who reaches it.
+  unsigned socket_mode = 0600;
   RuleLists rules;
   std::string hosts_file;  // hosts(5) format, consulted before the system resolver
   std::string token;       // when set, Proxy-Authorization Basic with this password

@@ -35,7 +35,7 @@ struct Bound {
   std::string unix_path;
 };
 
-Result<Bound> BindUnix(const std::string& path) {
+Result<Bound> BindUnix(const std::string& path, unsigned mode) {
   Bound out;
   sockaddr_un sun{};
   sun.sun_family = AF_UNIX;
@@ -55,7 +55,7 @@ Result<Bound> BindUnix(const std::string& path) {
     return Error::FromErrno("cannot bind " + path);
   }
   // Nobody can connect before listen(), so tightening the mode here is not racy.
-  if (::chmod(path.c_str(), 0600) != 0) return Error::FromErrno("chmod 0600 " + path);
+  if (::chmod(path.c_str(), mode) != 0) return Error::FromErrno("chmod " + path);
   out.address = "unix:" + path;
   out.unix_path = path;
   return out;
@@ -130,7 +130,7 @@ Result<std::unique_ptr<Proxy>> ProxyStarter::Start(const ProxyConfig& config, Se
   shared->clock = seams.clock ? seams.clock : std::make_shared<SystemClock>();
 
   bool is_unix = config.listen.rfind("unix:", 0) == 0;
-  auto bound = is_unix ? BindUnix(config.listen.substr(5)) : BindTcp(config.listen);
+  auto bound = is_unix ? BindUnix(config.listen.substr(5), config.socket_mode) : BindTcp(config.listen);
   if (!bound) return bound.error();
   if (::listen(bound->fd.get(), SOMAXCONN) != 0) return Error::FromErrno("listen " + config.listen);
   if (bound->ip) {

@@ -5,6 +5,7 @@
 // made here, with the host's CA bundle, so downloads work behind a
 // TLS-inspecting network, and the npm registry the user's npm uses.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -315,7 +316,18 @@ std::string DescribeAgentImage(Engine& engine, const std::string& tag) {
 Result<std::string> EnsureCorralImage(Engine& engine, const std::string& version,
                                       const std::string& corral_path, const std::string& ca_bundle,
                                       const std::string& shim_path, const std::string& shell_path) {
-  std::string tag = "corral:" + version;
+  // Tagged by this build, not only its version: a sidecar must run the
+  // corral that asks it (its relay speaks this build's protocol), so a new
+  // build of the same version gets an image of its own.
+  std::string identity;
+  for (const std::string& path : {corral_path, shim_path, shell_path}) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return Error::FromErrno("cannot read " + path);
+    identity += path.substr(path.rfind('/') + 1) + " " + std::to_string(st.st_size) + " " +
+                std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) +
+                "\n";
+  }
+  std::string tag = "corral:" + version + "-" + ShortHash(identity);
   auto exists = engine.ImageExists(tag);
   if (!exists) return exists.error();
   if (*exists) return tag;

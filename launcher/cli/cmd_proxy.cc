@@ -18,6 +18,7 @@ struct ProxyOptions {
   std::vector<std::string> allow, deny, allow_address;
   std::string hosts_file;
   std::string token;
+  unsigned socket_mode = 0600;
   std::string log = "-";
   int threads = 0;
   double head_timeout = -1, connect_timeout = -1, idle_timeout = -1;
@@ -63,6 +64,7 @@ int RunProxy(const ProxyOptions& options, const Globals& globals) {
   netfilter::ProxyConfig config = netfilter::FromPolicy(policy->network);
   config.listen = options.listen;
   config.hosts_file = options.hosts_file;
+  config.socket_mode = options.socket_mode;
   config.token = options.token;
   if (config.token.empty()) {
     if (const char* env = std::getenv("CORRAL_PROXY_TOKEN")) config.token = env;
@@ -127,6 +129,17 @@ void AddProxyCommand(CLI::App& app, Globals& globals) {
       ->allow_extra_args(false);
   sub->add_option("--hosts", options->hosts_file, "hosts(5) file consulted before DNS")
       ->check(CLI::ExistingFile);
+  sub->add_option_function<std::string>(
+         "--socket-mode",
+         [options](const std::string& text) {
+           char* end = nullptr;
+           unsigned long mode = std::strtoul(text.c_str(), &end, 8);
+           if (text.empty() || *end != '\0' || mode > 0777) {
+             throw CLI::ValidationError("--socket-mode", "an octal mode such as 0600, not " + text);
+           }
+           options->socket_mode = static_cast<unsigned>(mode);
+         },
+         "A unix socket's mode, octal (default 0600)");
   sub->add_option("--token", options->token, "Require Proxy-Authorization Basic with this password");
   sub->add_option("--log", options->log, "Decision log: FILE, '-' for stdout, or 'none'");
   sub->add_option("--threads", options->threads, "Event loops (default: one per core)");

@@ -26,8 +26,6 @@ const std::vector<Command>& Commands() {
       {"proxy", "Run the egress proxy", AddProxyCommand},
       {"seccomp", "Print the box's seccomp profile, or compare it with another",
        AddSeccompCommand},
-      {"network-mode", "Make or remove one session's network-mode objects (for tests)",
-       AddNetworkModeCommand},
       {"relay", "Carry the shim's questions between a socket and stdin/stdout (the sidecar)",
        AddRelayCommand},
   };

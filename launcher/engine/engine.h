@@ -102,8 +102,10 @@ Result<HttpResponse> HttpStreamLines(const Endpoint& endpoint, const std::string
 // late body (Docker's wait). Bytes that came with the headers are kept.
 class RawConnection {
  public:
+  // `body` goes as JSON (an exec's start takes one); "" sends none.
   static Result<RawConnection> Open(const Endpoint& endpoint, const std::string& method,
-                                    const std::string& path, bool upgrade);
+                                    const std::string& path, bool upgrade,
+                                    const std::string& body = "");
   long status() const { return status_; }
   int fd() const { return fd_; }
   // Sends all of `data`; false when the connection is gone.
@@ -209,6 +211,15 @@ ApiCall CreateVolumeCall(const std::string& name,
 ApiCall RemoveVolumeCall(const std::string& name);
 // The tar goes as the body, application/x-tar; unpacked at `path` (a folder).
 ApiCall PutArchiveCall(const std::string& container, const std::string& path);
+// An exec of `command` as `user` with stdin and stdout attached, no TTY.
+ApiCall CreateExecCall(const std::string& container, const std::vector<std::string>& command,
+                       const std::string& user);
+// The frames of a stream without a TTY (attach, exec, logs): 8-byte headers
+// {stream, 0, 0, 0, size (BE32)}. Whole frames are taken from the front of
+// `buffer`, each handed to `on_frame` (1 stdout, 2 stderr); a partial frame
+// is left for the next call.
+void TakeFrames(std::string& buffer,
+                const std::function<void(int stream, std::string_view data)>& on_frame);
 
 // What a build may set beyond its context.
 struct BuildOptions {
@@ -268,8 +279,6 @@ class Engine {
   // On another machine (remote.cc): its boxes cannot see this machine's folders.
   bool remote() const { return locality_.remote; }
   const std::string& remote_why() const { return locality_.why; }  // "it runs on host 'b', ..."
-  // "" when the engine is here; else the one line that refuses a boxed session on it.
-  std::string RefuseBoxedSession() const;
   std::string ModeLine() const;  // for --print: "mode: local box (...)" or "mode: network (...)"
 
   Result<bool> ImageExists(const std::string& image);
@@ -320,6 +329,16 @@ class Engine {
   Result<void> RemoveVolume(const std::string& name);
   Result<void> PutArchive(const std::string& container, const std::string& path,
                           const std::string& tar);
+  // `command` run in a running container as `user`, its stdin and stdout
+  // one hijacked stream (stdout framed, see TakeFrames); it ends with the
+  // connection, and the command's stdin with it.
+  Result<RawConnection> ExecStream(const std::string& container,
+                                   const std::vector<std::string>& command,
+                                   const std::string& user);
+  // What a container wrote so far, stdout and stderr (demultiplexed).
+  Result<std::string> Logs(const std::string& container, bool out, bool err);
+  // Where a named volume's files are on the engine's own host.
+  Result<std::string> VolumeMountpoint(const std::string& name);
   // POST /containers/create?name=NAME of a Docker-shaped body (both engines
   // take it), for the sidecar and helper containers; the id.
   Result<std::string> CreateContainer(const nlohmann::json& body, const std::string& name,

@@ -113,13 +113,8 @@ std::string Engine::ModeLine() const {
            "; the box bind-mounts this machine's folders)";
   }
   return "mode: network (engine " + endpoint_.url + " is on another machine: " + locality_.why +
-         "); not built yet, so corral run refuses to start a box there";
-}
-
-std::string Engine::RefuseBoxedSession() const {
-  if (!locality_.remote) return "";
-  return "engine " + endpoint_.url + " is on another machine (" + locality_.why +
-         "); boxed sessions on a remote engine need the network mode, not built yet";
+         "; the box gets its files through a session volume and reaches corral through a "
+         "proxy sidecar, docs/network-mode.md)";
 }
 
 Result<EngineChoice> ChooseEndpoints(const std::string& flag, const std::string& configured,

@@ -169,7 +169,8 @@ Result<HttpResponse> HttpStreamLines(const Endpoint& endpoint, const std::string
 }
 
 Result<RawConnection> RawConnection::Open(const Endpoint& endpoint, const std::string& method,
-                                          const std::string& path, bool upgrade) {
+                                          const std::string& path, bool upgrade,
+                                          const std::string& body) {
   RawConnection conn;
   conn.curl_ = NewHandle(endpoint, 2000);
   CURL* c = conn.curl_.get();
@@ -183,9 +184,10 @@ Result<RawConnection> RawConnection::Open(const Endpoint& endpoint, const std::s
   std::string host = endpoint.socket_path.empty() ? endpoint.base.substr(endpoint.base.find("://") + 3)
                                                   : "localhost";
   std::string request = method + " " + path + " HTTP/1.1\r\nHost: " + host +
-                        "\r\nContent-Length: 0\r\n";
+                        "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
+  if (!body.empty()) request += "Content-Type: application/json\r\n";
   if (upgrade) request += "Connection: Upgrade\r\nUpgrade: tcp\r\n";
-  request += "\r\n";
+  request += "\r\n" + body;
   if (!conn.Send(request.data(), request.size())) return Error("the engine closed the connection");
   // Read up to the end of the headers; whatever follows is the stream.
   std::string head;

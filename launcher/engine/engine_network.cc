@@ -57,6 +57,32 @@ ApiCall PutArchiveCall(const std::string& container, const std::string& path) {
   return {"PUT", "/containers/" + Escape(container) + "/archive?path=" + Escape(path), nullptr};
 }
 
+ApiCall CreateExecCall(const std::string& container, const std::vector<std::string>& command,
+                       const std::string& user) {
+  return {"POST",
+          "/containers/" + Escape(container) + "/exec",
+          {{"AttachStdin", true},
+           {"AttachStdout", true},
+           {"AttachStderr", false},
+           {"Tty", false},
+           {"User", user},
+           {"Cmd", command}}};
+}
+
+void TakeFrames(std::string& buffer,
+                const std::function<void(int stream, std::string_view data)>& on_frame) {
+  std::size_t at = 0;
+  while (buffer.size() - at >= 8) {
+    const auto* head = reinterpret_cast<const unsigned char*>(buffer.data() + at);
+    std::size_t length = (std::size_t{head[4]} << 24) | (std::size_t{head[5]} << 16) |
+                         (std::size_t{head[6]} << 8) | std::size_t{head[7]};
+    if (buffer.size() - at - 8 < length) break;
+    on_frame(head[0], std::string_view(buffer).substr(at + 8, length));
+    at += 8 + length;
+  }
+  buffer.erase(0, at);
+}
+
 namespace {
 std::string BodyText(const ApiCall& call) { return call.body.is_null() ? "" : call.body.dump(); }
 }  // namespace
@@ -96,6 +122,46 @@ Result<void> Engine::PutArchive(const std::string& container, const std::string&
   auto response =
       HttpRequest(endpoint_, call.method, api_ + call.path, tar, 60000, "application/x-tar");
   return Expect(response, "copy files into " + container + ":" + path);
+}
+
+Result<RawConnection> Engine::ExecStream(const std::string& container,
+                                         const std::vector<std::string>& command,
+                                         const std::string& user) {
+  ApiCall call = CreateExecCall(container, command, user);
+  auto created = Call(call.method, call.path, BodyText(call), 30000);
+  if (auto ok = Expect(created, "start " + command.front() + " in " + container); !ok) {
+    return ok.error();
+  }
+  auto json = nlohmann::json::parse(created->body, nullptr, false);
+  if (!json.is_object() || !json["Id"].is_string()) {
+    return Error("start " + command.front() + " in " + container + ": no Id in the answer");
+  }
+  auto stream = RawConnection::Open(endpoint_, "POST",
+                                    api_ + "/exec/" + json["Id"].get<std::string>() + "/start",
+                                    /*upgrade=*/true,
+                                    nlohmann::json{{"Detach", false}, {"Tty", false}}.dump());
+  if (!stream) return stream.error().Context("start " + command.front() + " in " + container);
+  return stream;
+}
+
+Result<std::string> Engine::Logs(const std::string& container, bool out, bool err) {
+  auto response = Call("GET", "/containers/" + Escape(container) + "/logs?stdout=" +
+                                  (out ? "1" : "0") + "&stderr=" + (err ? "1" : "0"),
+                       "", 60000);
+  if (auto ok = Expect(response, "read the logs of " + container); !ok) return ok.error();
+  std::string text;
+  TakeFrames(response->body, [&](int, std::string_view data) { text.append(data); });
+  return text;
+}
+
+Result<std::string> Engine::VolumeMountpoint(const std::string& name) {
+  auto response = Call("GET", "/volumes/" + Escape(name), "", 30000);
+  if (auto ok = Expect(response, "inspect volume " + name); !ok) return ok.error();
+  auto json = nlohmann::json::parse(response->body, nullptr, false);
+  if (!json.is_object() || !json["Mountpoint"].is_string()) {
+    return Error("inspect volume " + name + ": no Mountpoint in the answer");
+  }
+  return json["Mountpoint"].get<std::string>();
 }
 
 Result<std::string> Engine::CreateContainer(const nlohmann::json& body, const std::string& name,

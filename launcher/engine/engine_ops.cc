@@ -164,8 +164,16 @@ Result<std::optional<std::string>> Engine::VolumeCreatedAt(const std::string& na
 }
 
 Result<std::string> Engine::Create(const SessionPlan& plan) {
-  // The box's bind mounts name this machine's paths: never on another machine.
-  if (std::string refused = RefuseBoxedSession(); !refused.empty()) return Error(refused);
+  // A bind of this machine's session folder names a path the engine's own
+  // machine does not have: such a box is for a local engine only.
+  if (locality_.remote && !plan.session_dir.empty()) {
+    for (const Mount& m : plan.mounts) {
+      if (m.kind == MountKind::kBind && m.source.rfind(plan.session_dir, 0) == 0) {
+        return Error("engine " + endpoint_.url + " is on another machine (" + locality_.why +
+                     "): a box that binds this machine's " + m.source + " cannot start there");
+      }
+    }
+  }
   std::string body = CreateBody(plan, podman_, facts_.rootless).dump();
   auto response = podman_ ? Call("POST", std::string(kLibpod) + "/containers/create", body)
                           : Call("POST", "/containers/create?name=" + Escape(plan.container_name),

@@ -1,6 +1,7 @@
 // The agent's box in the network mode: the same plan, with what came from
 // the host's session folder taken from the session volume or from the
-// engine's own masking, and the proxy reached over the inside network.
+// engine's own masking. The network stays none: the shim reaches the
+// sidecar's sockets through the volume, as it reaches corral's locally.
 #include "launcher/network_mode/network_mode.h"
 
 namespace corral::launcher::network_mode {
@@ -24,9 +25,9 @@ void ReplaceAll(std::string& text, const std::string& from, const std::string& t
 }  // namespace
 
 Result<SessionPlan> AgentPlan(const SessionPlan& plan, const Layout& layout,
-                              const std::string& proxy_url, const Visible& visible) {
+                              const std::string& seccomp_on_engine, const Visible& visible) {
   SessionPlan agent = plan;
-  agent.network_mode = layout.inside_network;
+  agent.seccomp_path = seccomp_on_engine;
   agent.mounts.clear();
   const std::string folder = plan.session_dir + "/";
   // The CA bundle is the file SSL_CERT_FILE names; it travels in the volume.
@@ -62,13 +63,12 @@ Result<SessionPlan> AgentPlan(const SessionPlan& plan, const Layout& layout,
       agent.mounts.push_back(m);
     } else {
       return Error("the engine cannot see " + m.source + " (" + m.why + ", at " + m.target +
-                   "), and copying it into a volume is not built yet: run on an engine that "
-                   "shares this folder at the same path, or on a local engine");
+                   "): run on an engine that shares this folder at the same path, or on a "
+                   "local engine");
     }
   }
-  for (std::string& line : agent.env) {
-    ReplaceAll(line, kProxyUrlInBox, proxy_url);
-    if (!ca_target.empty()) ReplaceAll(line, "=" + ca_target, "=" + ca_in_volume);
+  if (!ca_target.empty()) {
+    for (std::string& line : agent.env) ReplaceAll(line, "=" + ca_target, "=" + ca_in_volume);
   }
   return agent;
 }

@@ -25,54 +25,33 @@ Result<void> StartSidecar(Engine& engine, const SessionPlan& plan, const Layout&
   auto sidecar = engine.CreateContainer(SidecarBody(plan, layout, image), layout.sidecar,
                                         "make the proxy sidecar");
   if (!sidecar) return sidecar.error();
-  if (auto ok = engine.ConnectNetwork(layout.outside_network, *sidecar, {}); !ok) return ok;
   if (auto ok = engine.Start(*sidecar); !ok) return ok.error().Context("start the proxy sidecar");
   return Ok();
 }
 
-// The sidecar's address on the inside network: the agent's proxy is named by
-// it, as not every engine resolves aliases (Podman with CNI and no dnsname
-// plugin resolves none), and the agent then needs no name lookup at all.
-Result<std::string> InsideAddress(Engine& engine, const Layout& layout) {
-  auto list = engine.ListByLabel(std::string(kLabelSession) + "=" + layout.session_id, false);
-  if (!list) return list.error();
-  for (const auto& c : *list) {
-    if (c.value("Labels", nlohmann::json::object()).value(kLabelPart, "") != "proxy") continue;
-    const auto& networks = c["NetworkSettings"]["Networks"];
-    if (networks.contains(layout.inside_network) &&
-        networks[layout.inside_network].value("IPAddress", "") != "") {
-      return networks[layout.inside_network]["IPAddress"].get<std::string>();
-    }
+Result<std::string> Steps(Engine& engine, const SessionPlan& plan, const Layout& layout,
+                          const SessionFiles& files, const std::string& image) {
+  if (auto ok = engine.CreateNetwork(layout.network, /*internal=*/false, layout.labels); !ok) {
+    return ok.error();
   }
-  return Error("the proxy sidecar has no address on " + layout.inside_network);
-}
-
-Result<void> Steps(Engine& engine, const SessionPlan& plan, const Layout& layout,
-                   const SessionFiles& files, const std::string& image) {
-  if (auto ok = engine.CreateNetwork(layout.inside_network, /*internal=*/true, layout.labels);
-      !ok) {
-    return ok;
-  }
-  if (auto ok = engine.CreateNetwork(layout.outside_network, /*internal=*/false, layout.labels);
-      !ok) {
-    return ok;
-  }
-  if (auto ok = engine.CreateVolume(layout.session_volume, layout.labels); !ok) return ok;
-  if (auto ok = FillSessionVolume(engine, layout, files, image); !ok) return ok;
-  return StartSidecar(engine, plan, layout, image);
+  if (auto ok = engine.CreateVolume(layout.session_volume, layout.labels); !ok) return ok.error();
+  if (auto ok = FillSessionVolume(engine, layout, files, image); !ok) return ok.error();
+  auto mountpoint = engine.VolumeMountpoint(layout.session_volume);
+  if (!mountpoint) return mountpoint.error();
+  if (auto ok = StartSidecar(engine, plan, layout, image); !ok) return ok.error();
+  return *mountpoint + "/seccomp.json";
 }
 
 }  // namespace
 
 Result<std::string> BringUp(Engine& engine, const SessionPlan& plan, const Layout& layout,
                             const SessionFiles& files, const std::string& corral_image) {
-  auto ok = Steps(engine, plan, layout, files, corral_image);
-  auto address = ok ? InsideAddress(engine, layout) : Result<std::string>(ok.error());
-  if (!address) {
+  auto seccomp = Steps(engine, plan, layout, files, corral_image);
+  if (!seccomp) {
     (void)TearDown(engine, layout);
-    return address.error().Context("set up the network mode");
+    return seccomp.error().Context("set up the network mode");
   }
-  return "http://" + *address + ":" + std::to_string(kProxyPort);
+  return seccomp;
 }
 
 Result<void> TearDown(Engine& engine, const Layout& layout) {
@@ -82,8 +61,7 @@ Result<void> TearDown(Engine& engine, const Layout& layout) {
   };
   keep(engine.Remove(layout.sidecar));
   keep(engine.Remove(layout.filler));
-  keep(engine.RemoveNetwork(layout.inside_network));
-  keep(engine.RemoveNetwork(layout.outside_network));
+  keep(engine.RemoveNetwork(layout.network));
   keep(engine.RemoveVolume(layout.session_volume));
   return first;
 }
@@ -92,8 +70,8 @@ std::vector<ApiCall> TearDownCalls(const Layout& layout) {
   auto remove = [](const std::string& name) {
     return ApiCall{"DELETE", "/containers/" + name + "?force=true&v=false", nullptr};
   };
-  return {remove(layout.sidecar), remove(layout.filler), RemoveNetworkCall(layout.inside_network),
-          RemoveNetworkCall(layout.outside_network), RemoveVolumeCall(layout.session_volume)};
+  return {remove(layout.sidecar), remove(layout.filler), RemoveNetworkCall(layout.network),
+          RemoveVolumeCall(layout.session_volume)};
 }
 
 }  // namespace corral::launcher::network_mode

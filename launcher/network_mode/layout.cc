@@ -5,11 +5,16 @@ namespace corral::launcher::network_mode {
 
 using nlohmann::json;
 
+namespace {
+std::string InRelay(const char* socket) {
+  return std::string(kSessionMountPoint) + "/" + kRelayFolder + "/" + socket;
+}
+}  // namespace
+
 Layout LayoutFor(const std::string& session_id) {
   std::string base = "corral-" + session_id;
   return {session_id,
-          base + "-inside",
-          base + "-outside",
+          base + "-network",
           base + "-session",
           base + "-proxy",
           base + "-filler",
@@ -32,11 +37,13 @@ std::optional<std::string> SessionVolumeTar(const SessionFiles& files, std::int6
   if (files.passwd) entries.push_back({TarEntry::kFile, "passwd", *files.passwd, 0444, 0, 0});
   if (files.group) entries.push_back({TarEntry::kFile, "group", *files.group, 0444, 0, 0});
   if (files.ca_bundle) entries.push_back({TarEntry::kFile, kCaFile, *files.ca_bundle, 0444, 0, 0});
-  // The relay's socket will be in relay/ (the sidecar's; the agent may enter
-  // it and connect, not create): the shim's usual path leads there.
+  // The sidecar's sockets are in relay/ (the sidecar's; the agent may enter
+  // it and connect, not create): the shim's usual paths lead there.
   entries.push_back({TarEntry::kFolder, kRelayFolder, "", 0755, kSidecarUid, kSidecarUid});
-  entries.push_back({TarEntry::kSymlink, kOracleSocket,
-                     std::string(kRelayFolder) + "/" + kOracleSocket, 0777, 0, 0});
+  for (const char* socket : {kOracleSocket, kProxySocket, kWatchdogSocket}) {
+    entries.push_back(
+        {TarEntry::kSymlink, socket, std::string(kRelayFolder) + "/" + socket, 0777, 0, 0});
+  }
   return WriteTar(entries, mtime);
 }
 
@@ -57,7 +64,8 @@ json FillerBody(const Layout& layout, const std::string& image) {
 }
 
 json SidecarBody(const SessionPlan& plan, const Layout& layout, const std::string& image) {
-  json command = {"proxy", "--listen", "0.0.0.0:" + std::to_string(kProxyPort), "--log", "-"};
+  json command = {"proxy", "--listen", std::string("unix:") + InRelay(kProxySocket),
+                  "--socket-mode", "0666", "--log", "-"};
   for (const std::string& host : plan.allowed_domains) {
     command.push_back("--allow");
     command.push_back(host);
@@ -69,10 +77,10 @@ json SidecarBody(const SessionPlan& plan, const Layout& layout, const std::strin
           {"Entrypoint", {"/usr/bin/corral"}},
           {"Cmd", command},
           {"User", user},
-          {"Hostname", kProxyAlias},
+          {"Hostname", "corral-proxy"},
           {"Labels", labels},
           {"HostConfig",
-           {{"NetworkMode", layout.inside_network},
+           {{"NetworkMode", layout.network},
             {"CapDrop", {"ALL"}},
             {"SecurityOpt", {"no-new-privileges"}},
             {"ReadonlyRootfs", true},
@@ -81,9 +89,12 @@ json SidecarBody(const SessionPlan& plan, const Layout& layout, const std::strin
             {"Mounts",
              {{{"Type", "volume"},
                {"Source", layout.session_volume},
-               {"Target", kSessionMountPoint}}}}}},
-          {"NetworkingConfig",
-           {{"EndpointsConfig", {{layout.inside_network, {{"Aliases", {kProxyAlias}}}}}}}}};
+               {"Target", kSessionMountPoint}}}}}}};
+}
+
+std::vector<std::string> RelayCommand() {
+  return {"/usr/bin/corral", "relay", "--listen", InRelay(kOracleSocket), "--watchdog",
+          InRelay(kWatchdogSocket)};
 }
 
 }  // namespace corral::launcher::network_mode

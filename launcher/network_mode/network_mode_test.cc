@@ -11,8 +11,7 @@ using nlohmann::json;
 
 TEST(Layout, EveryObjectIsNamedAndLabelledWithTheSession) {
   Layout layout = LayoutFor("0123456789ab");
-  EXPECT_EQ(layout.inside_network, "corral-0123456789ab-inside");
-  EXPECT_EQ(layout.outside_network, "corral-0123456789ab-outside");
+  EXPECT_EQ(layout.network, "corral-0123456789ab-network");
   EXPECT_EQ(layout.session_volume, "corral-0123456789ab-session");
   EXPECT_EQ(layout.sidecar, "corral-0123456789ab-proxy");
   EXPECT_EQ(layout.filler, "corral-0123456789ab-filler");
@@ -64,7 +63,9 @@ TEST(SessionVolume, HoldsWhatTheSessionFolderHolds) {
   EXPECT_EQ(by_name["ca.crt"].size, 5u);
   EXPECT_EQ(by_name["relay/"].uid, kSidecarUid) << "the sidecar's own, for the relay's socket";
   EXPECT_EQ(by_name["relay/"].mode, 0755u);
-  EXPECT_EQ(by_name["oracle.sock"].type, '2') << "the shim's usual path, to the relay's socket";
+  for (const char* socket : {"oracle.sock", "proxy.sock", "watchdog.sock"}) {
+    EXPECT_EQ(by_name[socket].type, '2') << socket << ": the shim's usual path, into relay/";
+  }
   EXPECT_EQ(by_name["bin/corral-shim"].uid, 0u);
 }
 
@@ -96,19 +97,18 @@ SessionPlan Plan() {
   return plan;
 }
 
-TEST(SidecarBody, RunsTheSessionsListOnTheInsideNetworkLockedDown) {
+TEST(SidecarBody, RunsTheSessionsListOnItsSocketInTheVolumeLockedDown) {
   Layout layout = LayoutFor("0123456789ab");
   json body = SidecarBody(Plan(), layout, "corral:0.1.0");
   EXPECT_EQ(body["Image"], "corral:0.1.0");
-  EXPECT_EQ(body["Cmd"], json({"proxy", "--listen", "0.0.0.0:3128", "--log", "-", "--allow",
+  EXPECT_EQ(body["Cmd"], json({"proxy", "--listen", "unix:/run/corral/relay/proxy.sock",
+                               "--socket-mode", "0666", "--log", "-", "--allow",
                                "registry.npmjs.org", "--allow", "github.com"}));
   EXPECT_EQ(body["User"], "65534:65534");
-  EXPECT_EQ(body["HostConfig"]["NetworkMode"], layout.inside_network);
+  EXPECT_EQ(body["HostConfig"]["NetworkMode"], layout.network);
   EXPECT_EQ(body["HostConfig"]["CapDrop"], json({"ALL"}));
   EXPECT_EQ(body["HostConfig"]["SecurityOpt"], json({"no-new-privileges"}));
   EXPECT_EQ(body["HostConfig"]["ReadonlyRootfs"], true);
-  EXPECT_EQ(body["NetworkingConfig"]["EndpointsConfig"][layout.inside_network]["Aliases"],
-            json({kProxyAlias}));
   EXPECT_EQ(body["Labels"]["corral.session"], "0123456789ab");
   EXPECT_EQ(body["Labels"][kLabelPart], "proxy");
   EXPECT_EQ(body["HostConfig"]["Mounts"][0]["Source"], layout.session_volume);
@@ -125,10 +125,11 @@ TEST(FillerBody, MountsTheVolumeAndIsNeverStarted) {
 
 TEST(AgentPlan, NoHostFolderButTheVisibleProject) {
   Layout layout = LayoutFor("0123456789ab");
-  auto agent = AgentPlan(Plan(), layout, "http://corral-proxy:3128",
+  auto agent = AgentPlan(Plan(), layout, "/var/lib/docker/volumes/v/_data/seccomp.json",
                          [](const std::string& p) { return p == "/src/p"; });
   ASSERT_TRUE(agent) << agent.error().message;
-  EXPECT_EQ(agent->network_mode, layout.inside_network);
+  EXPECT_EQ(agent->network_mode, "none") << "no network, as locally: the shim bridges the proxy";
+  EXPECT_EQ(agent->seccomp_path, "/var/lib/docker/volumes/v/_data/seccomp.json");
   std::map<std::string, Mount> by_target;
   for (const Mount& m : agent->mounts) by_target[m.target] = m;
   EXPECT_EQ(by_target.size(), 4u);
@@ -141,8 +142,8 @@ TEST(AgentPlan, NoHostFolderButTheVisibleProject) {
   EXPECT_TRUE(by_target[kSessionMountPoint].read_only);
   EXPECT_EQ(agent->masked_paths, std::vector<std::string>{"/src/p/.env"});
   EXPECT_EQ(agent->env,
-            (std::vector<std::string>{"HTTPS_PROXY=http://corral-proxy:3128",
-                                      "http_proxy=http://corral-proxy:3128",
+            (std::vector<std::string>{"HTTPS_PROXY=http://127.0.0.1:3128",
+                                      "http_proxy=http://127.0.0.1:3128",
                                       "SSL_CERT_FILE=/run/corral/ca.crt",
                                       "GIT_SSL_CAINFO=/run/corral/ca.crt", "HOME=/home/u"}));
   ASSERT_EQ(agent->notes.size(), 1u);
@@ -151,7 +152,7 @@ TEST(AgentPlan, NoHostFolderButTheVisibleProject) {
 
 TEST(AgentPlan, AFolderTheEngineCannotSeeIsAnError) {
   auto agent =
-      AgentPlan(Plan(), LayoutFor("0123456789ab"), "http://10.0.0.2:3128",
+      AgentPlan(Plan(), LayoutFor("0123456789ab"), "/v/seccomp.json",
                          [](const std::string&) { return false; });
   ASSERT_FALSE(agent);
   EXPECT_NE(agent.error().message.find("cannot see /src/p"), std::string::npos);
@@ -167,8 +168,7 @@ TEST(TearDownCalls, ContainersBeforeTheirNetworksAndVolume) {
   EXPECT_EQ(paths,
             (std::vector<std::string>{"/containers/corral-0123456789ab-proxy?force=true&v=false",
                                       "/containers/corral-0123456789ab-filler?force=true&v=false",
-                                      "/networks/corral-0123456789ab-inside",
-                                      "/networks/corral-0123456789ab-outside",
+                                      "/networks/corral-0123456789ab-network",
                                       "/volumes/corral-0123456789ab-session?force=true"}));
 }
 

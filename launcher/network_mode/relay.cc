@@ -3,6 +3,9 @@
 // goes out on stdout as {"id":N,"request":...}, and the answer that comes
 // back on stdin as {"id":N,"answer":...} goes to that connection. When stdin
 // ends (corral's stream is gone), the socket goes too: the shim falls back.
+// The watchdog socket beside it is held open by the box's shim; when the
+// stream ends its connections close, and the shim ends the box, as it does
+// when a local corral dies.
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -50,6 +53,7 @@ Result<UniqueFd> Listen(const std::string& path) {
 
 struct Relay {
   int in = -1, out = -1;
+  std::vector<UniqueFd> watched;               // the shims' watchdog connections
   std::uint64_t next_id = 1;
   std::map<int, std::string> reading;          // connection -> bytes so far
   std::map<std::uint64_t, UniqueFd> awaiting;  // question id -> its connection
@@ -85,7 +89,11 @@ struct Relay {
     if (!message.is_object() || !message["id"].is_number_unsigned()) return;
     auto it = awaiting.find(message["id"].get<std::uint64_t>());
     if (it == awaiting.end()) return;
-    (void)WriteAll(it->second.get(), message["answer"].dump() + "\n");
+    // No answer (corral could not ask its oracle): closed unanswered, so
+    // the shim's fallback decides.
+    if (message["answer"].is_object()) {
+      (void)WriteAll(it->second.get(), message["answer"].dump() + "\n");
+    }
     awaiting.erase(it);
   }
 
@@ -106,28 +114,43 @@ struct Relay {
 
 }  // namespace
 
-Result<void> RunRelay(const std::string& socket_path, int in, int out) {
-  auto listener = Listen(socket_path);
+Result<void> RunRelay(const RelaySockets& sockets, int in, int out) {
+  auto listener = Listen(sockets.oracle);
   if (!listener) return listener.error();
+  UniqueFd watchdog;
+  if (!sockets.watchdog.empty()) {
+    auto listening = Listen(sockets.watchdog);
+    if (!listening) return listening.error();
+    watchdog = std::move(*listening);
+  }
   ::signal(SIGPIPE, SIG_IGN);  // a shim that gave up, or corral gone: an error, not death
   Relay relay;
   relay.in = in;
   relay.out = out;
+  // Both sockets listen: corral may start the box.
+  if (!WriteAll(out, std::string(kRelayReady) + "\n")) return Error("corral's stream is gone");
   for (;;) {
-    std::vector<pollfd> fds = {{listener->get(), POLLIN, 0}, {in, POLLIN, 0}};
+    std::vector<pollfd> fds = {{listener->get(), POLLIN, 0}, {in, POLLIN, 0},
+                               {watchdog.get(), POLLIN, 0}};
     for (const auto& [fd, text] : relay.reading) fds.push_back({fd, POLLIN, 0});
     if (::poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR) break;
     if (fds[1].revents && !relay.ReadCorral()) break;
-    for (std::size_t i = 2; i < fds.size(); ++i) {
+    for (std::size_t i = 3; i < fds.size(); ++i) {
       if (fds[i].revents) relay.ReadConnection(fds[i].fd);
     }
     if (fds[0].revents) {
       int fd = ::accept4(listener->get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
       if (fd >= 0) relay.reading[fd];
     }
+    if (fds[2].revents) {
+      int fd = ::accept4(watchdog.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      if (fd >= 0) relay.watched.emplace_back(fd);
+    }
   }
-  // corral is gone: no more answers. The waiting shims see EOF and fall back.
-  ::unlink(socket_path.c_str());
+  // corral is gone: no more answers. The waiting shims see EOF and fall back,
+  // and the watchdogs' connections close with this process.
+  ::unlink(sockets.oracle.c_str());
+  if (!sockets.watchdog.empty()) ::unlink(sockets.watchdog.c_str());
   for (const auto& [fd, text] : relay.reading) ::close(fd);
   return Ok();
 }
@@ -135,7 +158,7 @@ Result<void> RunRelay(const std::string& socket_path, int in, int out) {
 }  // namespace corral::launcher::network_mode
 
 namespace corral::launcher {
-Result<void> RunOracleRelay(const std::string& socket_path) {
-  return network_mode::RunRelay(socket_path, STDIN_FILENO, STDOUT_FILENO);
+Result<void> RunOracleRelay(const std::string& socket_path, const std::string& watchdog_path) {
+  return network_mode::RunRelay({socket_path, watchdog_path}, STDIN_FILENO, STDOUT_FILENO);
 }
 }  // namespace corral::launcher

@@ -41,12 +41,15 @@ TEST(Relay, CarriesEachQuestionOutAndItsAnswerBackThenGoesWithTheStream) {
   std::string dir =
       std::filesystem::temp_directory_path() / ("relay-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  std::string path = dir + "/oracle.sock";
+  std::string path = dir + "/oracle.sock", watchdog = dir + "/watchdog.sock";
   int to_relay[2], from_relay[2];
   ASSERT_EQ(::pipe(to_relay), 0);
   ASSERT_EQ(::pipe(from_relay), 0);
   Result<void> ended = Ok();
-  std::thread relay([&] { ended = RunRelay(path, to_relay[0], from_relay[1]); });
+  std::thread relay([&] { ended = RunRelay({path, watchdog}, to_relay[0], from_relay[1]); });
+  EXPECT_EQ(ReadLine(from_relay[0]), kRelayReady) << "said once both sockets listen";
+  int held = Connect(watchdog);
+  ASSERT_GE(held, 0);
 
   int first = Connect(path), second = Connect(path);
   ASSERT_GE(first, 0);
@@ -76,12 +79,25 @@ TEST(Relay, CarriesEachQuestionOutAndItsAnswerBackThenGoesWithTheStream) {
   int bad = Connect(path);
   Write(bad, "not json\n");
   EXPECT_EQ(ReadLine(bad), "");
+  // corral could not ask its oracle: no answer, the connection closed, so
+  // the shim's fallback decides instead of waiting.
+  int unanswered = Connect(path);
+  Write(unanswered, R"({"v":1,"shell":"bash","command":"kubectl get pods","cwd":"/p"})"
+                    "\n");
+  auto three = nlohmann::json::parse(ReadLine(from_relay[0]));
+  Write(to_relay[1], nlohmann::json{{"id", three["id"]}, {"answer", nullptr}}.dump() + "\n");
+  EXPECT_EQ(ReadLine(unanswered), "");
 
   ::close(to_relay[1]);  // corral's stream is gone
   relay.join();
   EXPECT_TRUE(ended) << ended.error().message;
   EXPECT_FALSE(std::filesystem::exists(path)) << "the shim finds no oracle and falls back";
-  for (int fd : {first, second, bad, to_relay[0], from_relay[0], from_relay[1]}) ::close(fd);
+  EXPECT_FALSE(std::filesystem::exists(watchdog));
+  char byte;
+  EXPECT_EQ(::read(held, &byte, 1), 0) << "the watchdog closes: the shim ends the box";
+  for (int fd : {first, second, bad, unanswered, held, to_relay[0], from_relay[0], from_relay[1]}) {
+    ::close(fd);
+  }
   std::filesystem::remove_all(dir);
 }
 

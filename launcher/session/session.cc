@@ -97,18 +97,45 @@ Error RootlessHint(const Engine& engine, const Error& error) {
                error.code);
 }
 
+// The network mode's host paths; none for a local box.
+struct Mode {
+  bool network = false;
+  HostPaths host;
+};
+
+Result<RunOutcome> RunBox(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
+                          const std::string& engine_lines);
+
 Result<RunOutcome> RunPlan(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
-                           const std::string& build_context, const std::string& engine_lines) {
-  auto watchdog = ListenWatchdog(plan.session_dir);
-  if (!watchdog) return watchdog.error();
+                           const std::string& build_context, const std::string& engine_lines,
+                           const Mode& mode, SessionRecord& record) {
+  // Locally the shim holds this socket; in the network mode, the relay's.
+  std::optional<UniqueFd> watchdog;
+  if (!mode.network) {
+    auto listening = ListenWatchdog(plan.session_dir);
+    if (!listening) return listening.error();
+    watchdog.emplace(std::move(*listening));
+  }
   if (auto ok = EnsureImage(engine, plan.image, build_context); !ok) return ok.error();
   if (auto ok = NameTheBoxUser(engine, plan); !ok) return ok.error();
   if (auto ok = GiveVolumesToTheBoxUser(engine, plan); !ok) return ok.error();
-  auto signals = SignalPipe::Install();
-  if (!signals) return signals.error();
-  auto reaper = Reaper::Start(engine.endpoint(), plan.container_name, plan.session_dir);
+  auto reaper = Reaper::Start(
+      engine.endpoint(), plan.container_name, plan.session_dir,
+      mode.network ? NetworkSession::TearDownCalls(plan.session_id) : std::vector<ApiCall>{});
   if (!reaper) return reaper.error();
   cleanup.Reap(std::move(*reaper));
+  if (!mode.network) return RunBox(engine, plan, cleanup, engine_lines);
+  auto network = NetworkSession::BringUp(engine, plan, mode.host);
+  if (!network) return network.error();
+  auto outcome = RunBox(engine, plan, cleanup, engine_lines);
+  (*network)->End(record);
+  return outcome;
+}
+
+Result<RunOutcome> RunBox(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
+                          const std::string& engine_lines) {
+  auto signals = SignalPipe::Install();
+  if (!signals) return signals.error();
 
   auto id = engine.Create(plan);
   if (!id) return id.error();
@@ -236,9 +263,16 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   choice->EmbedFor(plan->session_dir);  // none answers: a private podman, when installed
   auto engine = Engine::Connect(*choice);
   if (!engine) return engine.error();
-  if (std::string refused = engine->RefuseBoxedSession(); !refused.empty()) return Error(refused);
+  Mode mode{WantsNetworkMode(*engine, input.getenv),
+            {input.shim_path, input.shell_path, input.ca_bundle}};
   auto engine_lines = FitToEngine(*engine, *plan, policy.limits.require);
   if (!engine_lines) return engine_lines.error();
+  if (mode.network) {
+    *engine_lines += "  " +
+                     (engine->remote() ? engine->ModeLine()
+                                       : std::string("mode: network (CORRAL_ENGINE_MODE=network)")) +
+                     "\n";
+  }
   if (image_recipe) {
     auto version = AgentImageVersion(&*engine, *image_recipe, "");
     if (!version) return version.error();
@@ -259,7 +293,8 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   std::uint64_t blocked = 0;
   if (auto services = StartServices(policy, options.policy_source, *plan, /*with_proxy=*/true,
                                     recorder->record())) {
-    outcome = RunPlan(*engine, *plan, cleanup, options.build_context, *engine_lines);
+    outcome = RunPlan(*engine, *plan, cleanup, options.build_context, *engine_lines, mode,
+                      recorder->record());
     blocked = services->Stop();
   } else {
     outcome = services.error();

@@ -23,6 +23,7 @@
 #include "base/base.h"
 #include "launcher/engine/engine.h"
 #include "launcher/launcher.h"
+#include "launcher/network_mode/network_mode.h"
 #include "netfilter/netfilter.h"
 #include "policy/policy.h"
 
@@ -293,5 +294,37 @@ Result<void> GiveVolumesToTheBoxUser(Engine& engine, const SessionPlan& plan);
 // session folder and mounts it read-only over the original. A failure to
 // read is a warning: the box still starts, as before.
 Result<void> NameTheBoxUser(Engine& engine, SessionPlan& plan);
+
+// The network mode's part of a boxed session (network_session.cc), on an
+// engine that cannot see this machine, or any engine with
+// CORRAL_ENGINE_MODE=network.
+bool WantsNetworkMode(const Engine& engine, const std::function<const char*(const char*)>& getenv);
+struct HostPaths {
+  std::string shim, shell, ca_bundle;  // PlanInput's
+};
+class NetworkSession {
+ public:
+  // After the session folder is prepared and the box user named: the
+  // sidecar's image on the engine (built when this build has none there),
+  // the session volume, the sidecar, the oracle channel; `plan` becomes the
+  // agent's plan for this mode. On an error, what was made goes again.
+  static Result<std::unique_ptr<NetworkSession>> BringUp(Engine& engine, SessionPlan& plan,
+                                                         const HostPaths& host);
+  // What the reaper removes when corral is killed.
+  static std::vector<ApiCall> TearDownCalls(const std::string& session_id);
+  // After the box: the channel closed, the proxy's decisions into `record`.
+  void End(SessionRecord& record);
+  ~NetworkSession();  // removes the sidecar, the network and the volume
+
+  NetworkSession(const NetworkSession&) = delete;
+  NetworkSession& operator=(const NetworkSession&) = delete;
+
+ private:
+  NetworkSession(Engine& engine, const std::string& session_id);
+  Engine& engine_;
+  network_mode::Layout layout_;
+  bool up_ = false;
+  std::unique_ptr<network_mode::OracleChannel> channel_;
+};
 
 }  // namespace corral::launcher

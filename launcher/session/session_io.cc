@@ -23,21 +23,14 @@ void OnSignal(int sig) {
   errno = saved;
 }
 
-// Docker's multiplexed stream: 8-byte headers {stream, 0, 0, 0, size (BE32)}.
+// The box's output without a TTY comes in frames (TakeFrames).
 class Demux {
  public:
   void Feed(const char* data, std::size_t size) {
     buffer_.append(data, size);
-    while (buffer_.size() >= 8) {
-      std::size_t length = (static_cast<unsigned char>(buffer_[4]) << 24) |
-                           (static_cast<unsigned char>(buffer_[5]) << 16) |
-                           (static_cast<unsigned char>(buffer_[6]) << 8) |
-                           static_cast<unsigned char>(buffer_[7]);
-      if (buffer_.size() < 8 + length) return;
-      int fd = buffer_[0] == 2 ? STDERR_FILENO : STDOUT_FILENO;
-      WriteAll(fd, buffer_.data() + 8, length);
-      buffer_.erase(0, 8 + length);
-    }
+    TakeFrames(buffer_, [](int stream, std::string_view bytes) {
+      WriteAll(stream == 2 ? STDERR_FILENO : STDOUT_FILENO, bytes.data(), bytes.size());
+    });
   }
 
  private:
@@ -87,7 +80,7 @@ SignalPipe::~SignalPipe() {
 }
 
 Result<UniqueFd> ListenWatchdog(const std::string& session_dir) {
-  std::string path = session_dir + "/watchdog.sock";
+  std::string path = session_dir + "/" + kWatchdogSocket;
   sockaddr_un addr{};
   if (path.size() >= sizeof addr.sun_path) return Error("session folder path too long: " + path);
   addr.sun_family = AF_UNIX;

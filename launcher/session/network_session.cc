@@ -1,0 +1,121 @@
+// A boxed session on an engine that cannot see this machine (the network
+// mode, docs/network-mode.md): the session folder's files go into a volume,
+// the proxy runs in a sidecar, and the oracle's questions come up a stream
+// that corral holds to the engine. Everything else is the local session's.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "launcher/agents/agents.h"
+#include "launcher/network_mode/network_mode.h"
+#include "launcher/session/session.h"
+
+namespace corral::launcher {
+namespace {
+
+Result<std::string> ReadWhole(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error("cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::optional<std::string> ReadIfThere(const std::string& path) {
+  auto text = ReadWhole(path);
+  if (!text) return std::nullopt;
+  return *text;
+}
+
+Result<network_mode::SessionFiles> FilesOf(const SessionPlan& plan, const HostPaths& host) {
+  network_mode::SessionFiles files;
+  auto shim = ReadWhole(host.shim);
+  if (!shim) return shim.error();
+  auto shell = ReadWhole(host.shell);
+  if (!shell) return shell.error();
+  auto seccomp = ReadWhole(plan.seccomp_path);
+  if (!seccomp) return seccomp.error();
+  auto deny_list = ReadWhole(plan.session_dir + "/" + kDenyListFile);
+  if (!deny_list) return deny_list.error();
+  files.shim = std::move(*shim);
+  files.shell = std::move(*shell);
+  files.seccomp = std::move(*seccomp);
+  files.deny_list = std::move(*deny_list);
+  files.passwd = ReadIfThere(plan.session_dir + "/passwd");
+  files.group = ReadIfThere(plan.session_dir + "/group");
+  if (!host.ca_bundle.empty()) files.ca_bundle = ReadIfThere(host.ca_bundle);
+  return files;
+}
+
+}  // namespace
+
+bool WantsNetworkMode(const Engine& engine, const std::function<const char*(const char*)>& getenv) {
+  if (engine.remote()) return true;
+  const char* forced = getenv ? getenv("CORRAL_ENGINE_MODE") : nullptr;
+  return forced != nullptr && std::string(forced) == "network";
+}
+
+Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, SessionPlan& plan,
+                                                                const HostPaths& host) {
+  std::unique_ptr<NetworkSession> session(new NetworkSession(engine, plan.session_id));
+  std::error_code ec;
+  std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (ec) return Error("cannot find corral's own program: " + ec.message());
+  auto image = EnsureCorralImage(engine, CORRAL_VERSION, self, host.ca_bundle, host.shim,
+                                 host.shell);
+  if (!image) return image.error().Context("the proxy sidecar's image");
+  auto files = FilesOf(plan, host);
+  if (!files) return files.error();
+  auto seccomp = network_mode::BringUp(engine, plan, session->layout_, *files, *image);
+  if (!seccomp) return seccomp.error();
+  session->up_ = true;
+  // The project is bound only when the engine sees it at the same path
+  // (CORRAL_PROJECT_SHARED=1: a CI runner's build folder shared with its
+  // Docker-in-Docker service); a local engine always does.
+  const char* shared = std::getenv("CORRAL_PROJECT_SHARED");
+  bool visible = !engine.remote() || (shared != nullptr && std::string(shared) == "1");
+  auto agent = network_mode::AgentPlan(plan, session->layout_, *seccomp,
+                                       [visible](const std::string&) { return visible; });
+  if (!agent) return agent.error();
+  auto channel =
+      network_mode::OracleChannel::Open(engine, session->layout_,
+                                        plan.session_dir + "/" + kOracleSocket);
+  if (!channel) return channel.error();
+  session->channel_ = std::move(*channel);
+  plan = std::move(*agent);
+  return session;
+}
+
+NetworkSession::NetworkSession(Engine& engine, const std::string& session_id)
+    : engine_(engine), layout_(network_mode::LayoutFor(session_id)) {}
+
+std::vector<ApiCall> NetworkSession::TearDownCalls(const std::string& session_id) {
+  return network_mode::TearDownCalls(network_mode::LayoutFor(session_id));
+}
+
+void NetworkSession::End(SessionRecord& record) {
+  channel_.reset();
+  if (!up_) return;
+  // The proxy's decisions, one JSON line each on the sidecar's stdout.
+  if (auto log = engine_.Logs(layout_.sidecar, /*out=*/true, /*err=*/false)) {
+    std::istringstream lines(*log);
+    for (std::string line; std::getline(lines, line);) {
+      if (!line.empty() && line.front() == '{') record.Network(line);
+    }
+  } else {
+    std::fprintf(stderr, "corral: %s (the record lacks the proxy's decisions)\n",
+                 log.error().message.c_str());
+  }
+}
+
+NetworkSession::~NetworkSession() {
+  channel_.reset();
+  if (!up_) return;
+  if (auto ok = network_mode::TearDown(engine_, layout_); !ok) {
+    std::fprintf(stderr, "corral: %s (remove it with: corral stop %s)\n",
+                 ok.error().message.c_str(), layout_.session_id.c_str());
+  }
+}
+
+}  // namespace corral::launcher
