@@ -26,9 +26,18 @@ struct Mount {
   std::string source;  // host path (bind), volume name (volume), "" (tmpfs)
   std::string target;  // path inside the box
   bool read_only = false;
-  std::vector<std::string> options;  // tmpfs: noexec, nosuid, nodev, size=...
+  // tmpfs: noexec, nosuid, nodev, size=...; a bind: "rslave" (Docker wants
+  // it for a source inside its data root: a volume's folder), else rprivate.
+  std::vector<std::string> options;
   std::string why;                   // one line, for `corral run --print`
 };
+
+inline const char* BindPropagation(const Mount& m) {
+  for (const std::string& o : m.options) {
+    if (o == "rslave") return "rslave";
+  }
+  return "rprivate";
+}
 
 struct Ulimit {
   std::string name;  // "nofile", "nproc"

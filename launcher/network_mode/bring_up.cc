@@ -39,19 +39,19 @@ Result<std::string> Steps(Engine& engine, const SessionPlan& plan, const Layout&
   auto mountpoint = engine.VolumeMountpoint(layout.session_volume);
   if (!mountpoint) return mountpoint.error();
   if (auto ok = StartSidecar(engine, plan, layout, image); !ok) return ok.error();
-  return *mountpoint + "/seccomp.json";
+  return *mountpoint;
 }
 
 }  // namespace
 
 Result<std::string> BringUp(Engine& engine, const SessionPlan& plan, const Layout& layout,
                             const SessionFiles& files, const std::string& corral_image) {
-  auto seccomp = Steps(engine, plan, layout, files, corral_image);
-  if (!seccomp) {
+  auto volume = Steps(engine, plan, layout, files, corral_image);
+  if (!volume) {
     (void)TearDown(engine, layout);
-    return seccomp.error().Context("set up the network mode");
+    return volume.error().Context("set up the network mode");
   }
-  return seccomp;
+  return volume;
 }
 
 Result<void> TearDown(Engine& engine, const Layout& layout) {

@@ -81,18 +81,18 @@ std::vector<std::string> RelayCommand();
 // build folder). Only the project may be bind-mounted; see AgentPlan.
 using Visible = std::function<bool(const std::string& host_path)>;
 // The agent's plan in this mode: no network, as locally; the session
-// folder's bind mount becomes the session volume (read-only); a masked file
-// becomes a masked path, a masked or read-only-empty folder a read-only
-// tmpfs; the CA bundle is the volume's; Podman reads the seccomp profile at
-// `seccomp_on_engine` (the volume's copy, a path on the engine's host). The
-// passwd and group copies cannot be bind-mounted from a volume on Docker
-// 20.10 (no subpath): left out with a note. Any other host bind mount the
-// engine cannot see is an error naming it.
+// folder's bind mount becomes the session volume (read-only); every other
+// bind of a session-folder file (masks, passwd, group), the shim, the shell
+// and the CA bundle are bound read-only from the volume's folder on the
+// engine's own host, `volume_on_engine` (the engine resolves a bind there;
+// Docker 20.10 cannot mount part of a volume); Podman reads the seccomp
+// profile there too. Any other host bind mount the engine cannot see is an
+// error naming it.
 Result<SessionPlan> AgentPlan(const SessionPlan& plan, const Layout& layout,
-                              const std::string& seccomp_on_engine, const Visible& visible);
+                              const std::string& volume_on_engine, const Visible& visible);
 
 // Makes the network, the session volume (filled) and the sidecar, started.
-// The volume's seccomp.json as a path on the engine's host (for Podman).
+// Returns the volume's folder on the engine's host (its Mountpoint).
 // On an error what was made is removed again.
 Result<std::string> BringUp(Engine& engine, const SessionPlan& plan, const Layout& layout,
                             const SessionFiles& files, const std::string& corral_image);

@@ -125,29 +125,38 @@ TEST(FillerBody, MountsTheVolumeAndIsNeverStarted) {
 
 TEST(AgentPlan, NoHostFolderButTheVisibleProject) {
   Layout layout = LayoutFor("0123456789ab");
-  auto agent = AgentPlan(Plan(), layout, "/var/lib/docker/volumes/v/_data/seccomp.json",
-                         [](const std::string& p) { return p == "/src/p"; });
+  const std::string volume = "/var/lib/docker/volumes/corral-0123456789ab-session/_data";
+  auto agent = AgentPlan(Plan(), layout, volume, [](const std::string& p) { return p == "/src/p"; });
   ASSERT_TRUE(agent) << agent.error().message;
   EXPECT_EQ(agent->network_mode, "none") << "no network, as locally: the shim bridges the proxy";
-  EXPECT_EQ(agent->seccomp_path, "/var/lib/docker/volumes/v/_data/seccomp.json");
+  EXPECT_EQ(agent->seccomp_path, volume + "/seccomp.json");
   std::map<std::string, Mount> by_target;
   for (const Mount& m : agent->mounts) by_target[m.target] = m;
-  EXPECT_EQ(by_target.size(), 4u);
+  EXPECT_EQ(by_target.size(), 9u);
   EXPECT_EQ(by_target["/src/p"].kind, MountKind::kBind);
-  EXPECT_EQ(by_target["/src/p/.git/hooks"].kind, MountKind::kTmpfs);
-  EXPECT_TRUE(by_target["/src/p/.git/hooks"].read_only);
+  EXPECT_EQ(by_target["/src/p"].source, "/src/p");
   EXPECT_EQ(by_target["/home/u"].kind, MountKind::kVolume);
   EXPECT_EQ(by_target[kSessionMountPoint].kind, MountKind::kVolume);
   EXPECT_EQ(by_target[kSessionMountPoint].source, layout.session_volume);
   EXPECT_TRUE(by_target[kSessionMountPoint].read_only);
-  EXPECT_EQ(agent->masked_paths, std::vector<std::string>{"/src/p/.env"});
-  EXPECT_EQ(agent->env,
-            (std::vector<std::string>{"HTTPS_PROXY=http://127.0.0.1:3128",
-                                      "http_proxy=http://127.0.0.1:3128",
-                                      "SSL_CERT_FILE=/run/corral/ca.crt",
-                                      "GIT_SSL_CAINFO=/run/corral/ca.crt", "HOME=/home/u"}));
-  ASSERT_EQ(agent->notes.size(), 1u);
-  EXPECT_NE(agent->notes[0].find("/etc/passwd"), std::string::npos);
+  // Everything else of this machine is bound from the volume on the engine's host.
+  std::map<std::string, std::string> from_volume = {
+      {"/src/p/.git/hooks", "emptydir"},
+      {"/src/p/.env", "empty"},
+      {"/etc/ssl/certs/ca-certificates.crt", "ca.crt"},
+      {kShimInBox, "bin/corral-shim"},
+      {kShellInBox, "bin/corral-shell"},
+      {"/etc/passwd", "passwd"}};
+  for (const auto& [target, name] : from_volume) {
+    EXPECT_EQ(by_target[target].kind, MountKind::kBind) << target;
+    EXPECT_EQ(by_target[target].source, volume + "/" + name) << target;
+    EXPECT_TRUE(by_target[target].read_only) << target;
+    EXPECT_STREQ(BindPropagation(by_target[target]), "rslave") << "Docker's rule in its root";
+  }
+  EXPECT_EQ(agent->env, Plan().env) << "the box finds everything where it does locally";
+  for (const Mount& m : agent->mounts) {
+    EXPECT_NE(m.source.rfind("/run/user/", 0), 0u) << "no path of this machine: " << m.source;
+  }
 }
 
 TEST(AgentPlan, AFolderTheEngineCannotSeeIsAnError) {

@@ -18,7 +18,7 @@ json Mounts(const SessionPlan& plan) {
     } else {
       mount["Type"] = "bind";
       mount["Source"] = m.source;
-      mount["BindOptions"] = {{"Propagation", "rprivate"}};
+      mount["BindOptions"] = {{"Propagation", BindPropagation(m)}};
     }
     mounts.push_back(mount);
   }

@@ -40,7 +40,7 @@ nlohmann::json Render(const SessionPlan& plan) {
                         {"options", m.options}});
     } else {
       mounts.push_back({{"destination", m.target}, {"type", "bind"}, {"source", m.source},
-                        {"options", {"rbind", "rprivate", m.read_only ? "ro" : "rw"}}});
+                        {"options", {"rbind", BindPropagation(m), m.read_only ? "ro" : "rw"}}});
     }
   }
   json rlimits = json::array();

@@ -59,6 +59,7 @@ bool WantsNetworkMode(const Engine& engine, const std::function<const char*(cons
 Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, SessionPlan& plan,
                                                                 const HostPaths& host) {
   std::unique_ptr<NetworkSession> session(new NetworkSession(engine, plan.session_id));
+  session->box_ = plan.container_name;
   std::error_code ec;
   std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec) return Error("cannot find corral's own program: " + ec.message());
@@ -67,15 +68,15 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
   if (!image) return image.error().Context("the proxy sidecar's image");
   auto files = FilesOf(plan, host);
   if (!files) return files.error();
-  auto seccomp = network_mode::BringUp(engine, plan, session->layout_, *files, *image);
-  if (!seccomp) return seccomp.error();
+  auto volume = network_mode::BringUp(engine, plan, session->layout_, *files, *image);
+  if (!volume) return volume.error();
   session->up_ = true;
   // The project is bound only when the engine sees it at the same path
   // (CORRAL_PROJECT_SHARED=1: a CI runner's build folder shared with its
   // Docker-in-Docker service); a local engine always does.
   const char* shared = std::getenv("CORRAL_PROJECT_SHARED");
   bool visible = !engine.remote() || (shared != nullptr && std::string(shared) == "1");
-  auto agent = network_mode::AgentPlan(plan, session->layout_, *seccomp,
+  auto agent = network_mode::AgentPlan(plan, session->layout_, *volume,
                                        [visible](const std::string&) { return visible; });
   if (!agent) return agent.error();
   auto channel =
@@ -112,7 +113,10 @@ void NetworkSession::End(SessionRecord& record) {
 NetworkSession::~NetworkSession() {
   channel_.reset();
   if (!up_) return;
-  if (auto ok = network_mode::TearDown(engine_, layout_); !ok) {
+  // The box first: the session volume cannot go while a container has it.
+  Result<void> ok = engine_.Remove(box_);
+  if (ok) ok = network_mode::TearDown(engine_, layout_);
+  if (!ok) {
     std::fprintf(stderr, "corral: %s (remove it with: corral stop %s)\n",
                  ok.error().message.c_str(), layout_.session_id.c_str());
   }

@@ -323,6 +323,7 @@ class NetworkSession {
   NetworkSession(Engine& engine, const std::string& session_id);
   Engine& engine_;
   network_mode::Layout layout_;
+  std::string box_;  // the agent's container, by name
   bool up_ = false;
   std::unique_ptr<network_mode::OracleChannel> channel_;
 };
