@@ -181,17 +181,24 @@ class SshTunnel {
   UniqueFd done_;  // the keeper reads 'd' (stop now) or EOF (corral died)
 };
 
-// One member of a tar stream (tar.cc); paths without their leading '/'.
+// One member of a tar stream (tar.cc, tar_read.cc); paths without their leading '/'.
 struct TarEntry {
-  enum Kind { kFolder, kFile, kSymlink } kind = kFile;
+  // kOther: a device, fifo or anything else ReadTar met (never written).
+  enum Kind { kFolder, kFile, kSymlink, kHardlink, kOther } kind = kFile;
   std::string path;
-  std::string content;  // a file's bytes; a symlink's target (at most 100 bytes)
+  std::string content;  // a file's bytes; a link's target (a hard link's: a path in the tar)
   unsigned mode = 0644;
   std::uint32_t uid = 0, gid = 0;
+  std::int64_t mtime = -1;  // WriteTar: -1 takes the stream's mtime
 };
-// A ustar stream of `entries` and the end-of-archive blocks; nullopt when a
-// path does not fit a ustar header (over 255 bytes) or an id is too large.
+// A ustar stream of `entries` and the end-of-archive blocks; a path or link
+// target too long for ustar goes in a pax header. nullopt for a kOther entry,
+// an empty path, or a number too large for its field.
 std::optional<std::string> WriteTar(const std::vector<TarEntry>& entries, std::int64_t mtime);
+// The members of a tar stream as the engines and GNU tar write it (ustar,
+// GNU long names, pax path/linkpath/size/mtime/uid/gid), paths as written;
+// an error for a wrong checksum or a member longer than the stream.
+Result<std::vector<TarEntry>> ReadTar(std::string_view tar);
 
 // One engine API call as it is sent (engine_network.cc): the shapes are pure
 // so the unit tests can read them; the Engine methods below send them.
@@ -209,6 +216,10 @@ ApiCall CreateVolumeCall(const std::string& name,
 ApiCall RemoveVolumeCall(const std::string& name);
 // The tar goes as the body, application/x-tar; unpacked at `path` (a folder).
 ApiCall PutArchiveCall(const std::string& container, const std::string& path);
+// The answer is a tar of `path` (a folder comes as its own name, then its contents).
+ApiCall GetArchiveCall(const std::string& container, const std::string& path);
+// GET /volumes filtered by one label ("key" or "key=value").
+ApiCall ListVolumesCall(const std::string& label);
 
 // What a build may set beyond its context.
 struct BuildOptions {
@@ -320,6 +331,10 @@ class Engine {
   Result<void> RemoveVolume(const std::string& name);
   Result<void> PutArchive(const std::string& container, const std::string& path,
                           const std::string& tar);
+  // The tar of `path` in the container (its volumes too, started or not).
+  Result<std::string> GetArchive(const std::string& container, const std::string& path);
+  // The volumes with `label` ("key" or "key=value"): each with Name and Labels.
+  Result<nlohmann::json> ListVolumes(const std::string& label);
   // POST /containers/create?name=NAME of a Docker-shaped body (both engines
   // take it), for the sidecar and helper containers; the id.
   Result<std::string> CreateContainer(const nlohmann::json& body, const std::string& name,

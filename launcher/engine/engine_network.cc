@@ -57,6 +57,15 @@ ApiCall PutArchiveCall(const std::string& container, const std::string& path) {
   return {"PUT", "/containers/" + Escape(container) + "/archive?path=" + Escape(path), nullptr};
 }
 
+ApiCall GetArchiveCall(const std::string& container, const std::string& path) {
+  return {"GET", "/containers/" + Escape(container) + "/archive?path=" + Escape(path), nullptr};
+}
+
+ApiCall ListVolumesCall(const std::string& label) {
+  nlohmann::json filters = {{"label", {label}}};
+  return {"GET", "/volumes?filters=" + Escape(filters.dump()), nullptr};
+}
+
 namespace {
 std::string BodyText(const ApiCall& call) { return call.body.is_null() ? "" : call.body.dump(); }
 }  // namespace
@@ -96,6 +105,27 @@ Result<void> Engine::PutArchive(const std::string& container, const std::string&
   auto response =
       HttpRequest(endpoint_, call.method, api_ + call.path, tar, 60000, "application/x-tar");
   return Expect(response, "copy files into " + container + ":" + path);
+}
+
+Result<std::string> Engine::GetArchive(const std::string& container, const std::string& path) {
+  ApiCall call = GetArchiveCall(container, path);
+  // A project can be large: no time limit beyond the connection's own.
+  auto response = Call(call.method, call.path, "", 0);
+  if (auto ok = Expect(response, "copy files out of " + container + ":" + path); !ok) {
+    return ok.error();
+  }
+  return std::move(response->body);
+}
+
+Result<nlohmann::json> Engine::ListVolumes(const std::string& label) {
+  ApiCall call = ListVolumesCall(label);
+  auto response = Call(call.method, call.path, "", 30000);
+  if (auto ok = Expect(response, "list volumes"); !ok) return ok.error();
+  auto json = nlohmann::json::parse(response->body, nullptr, false);
+  // Docker and Podman's compat API: {"Volumes": [...] or null, "Warnings": ...}.
+  if (!json.is_object()) return Error("list volumes: the answer is not JSON");
+  const auto& volumes = json.value("Volumes", nlohmann::json());
+  return volumes.is_array() ? volumes : nlohmann::json::array();
 }
 
 Result<std::string> Engine::CreateContainer(const nlohmann::json& body, const std::string& name,

@@ -82,6 +82,7 @@ Result<void> TearDown(Engine& engine, const Layout& layout) {
   };
   keep(engine.Remove(layout.sidecar));
   keep(engine.Remove(layout.filler));
+  keep(engine.Remove(layout.copier));  // the project volume stays: only a copy-back removes it
   keep(engine.RemoveNetwork(layout.inside_network));
   keep(engine.RemoveNetwork(layout.outside_network));
   keep(engine.RemoveVolume(layout.session_volume));
@@ -92,7 +93,10 @@ std::vector<ApiCall> TearDownCalls(const Layout& layout) {
   auto remove = [](const std::string& name) {
     return ApiCall{"DELETE", "/containers/" + name + "?force=true&v=false", nullptr};
   };
-  return {remove(layout.sidecar), remove(layout.filler), RemoveNetworkCall(layout.inside_network),
+  // Not the project volume: after a kill it holds the box's work until
+  // `corral stop` copies it back.
+  return {remove(layout.sidecar), remove(layout.filler), remove(layout.copier),
+          RemoveNetworkCall(layout.inside_network),
           RemoveNetworkCall(layout.outside_network), RemoveVolumeCall(layout.session_volume)};
 }
 

@@ -167,6 +167,7 @@ TEST(TearDownCalls, ContainersBeforeTheirNetworksAndVolume) {
   EXPECT_EQ(paths,
             (std::vector<std::string>{"/containers/corral-0123456789ab-proxy?force=true&v=false",
                                       "/containers/corral-0123456789ab-filler?force=true&v=false",
+                                      "/containers/corral-0123456789ab-copier?force=true&v=false",
                                       "/networks/corral-0123456789ab-inside",
                                       "/networks/corral-0123456789ab-outside",
                                       "/volumes/corral-0123456789ab-session?force=true"}));
