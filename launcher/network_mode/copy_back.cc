@@ -257,7 +257,7 @@ Result<CopyBackReport> CopyProjectBack(Engine& engine, const Layout& layout,
   if (!tar) return tar.error().Context(context);
   auto archive = ReadTar(*tar);
   if (!archive) return archive.error().Context(context);
-  auto box = BoxEntries(*archive, report.refused);
+  auto box = BoxEntries(*archive, CopierArchiveFor(engine.podman()).get_root, report.refused);
   auto host = ReadHostState(manifest.project_dir, PathsToCompare(manifest, box));
   SyncPlan plan = PlanCopyBack(manifest, box, host);
   report.conflicts = plan.conflicts;

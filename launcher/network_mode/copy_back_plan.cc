@@ -60,15 +60,14 @@ bool SafeRelative(const std::string& path) {
   return path.find('\0') == std::string::npos;
 }
 
-// The path under the copier's mount, or nullopt for a name outside it.
-// "" is the mount itself.
-std::optional<std::string> UnderMount(std::string name) {
-  const std::string mount = std::string(kCopierMount).substr(1);
+// The path under the archive's `root` folder, or nullopt for a name
+// outside it. "" is the root itself.
+std::optional<std::string> UnderRoot(std::string name, const std::string& root) {
   if (name.rfind("./", 0) == 0) name = name.substr(2);
   while (!name.empty() && name.back() == '/') name.pop_back();
-  if (name == mount) return "";
-  if (name.rfind(mount + "/", 0) != 0) return std::nullopt;
-  return name.substr(mount.size() + 1);
+  if (name == root) return "";
+  if (name.rfind(root + "/", 0) != 0) return std::nullopt;
+  return name.substr(root.size() + 1);
 }
 
 // The folders above `path`, nearest last: "a/b/c" → "a", "a/b".
@@ -87,10 +86,11 @@ std::string BesidePath(const std::string& path, const std::string& session_id) {
 }
 
 std::map<std::string, TarEntry> BoxEntries(const std::vector<TarEntry>& archive,
+                                           const std::string& root,
                                            std::vector<std::string>& refused) {
   std::map<std::string, TarEntry> box;
   for (const TarEntry& member : archive) {
-    auto path = UnderMount(member.path);
+    auto path = UnderRoot(member.path, root);
     if (path && path->empty()) continue;  // the volume's root: the project folder itself
     if (!path || !SafeRelative(*path)) {
       refused.push_back(member.path + ": a name outside the project");
@@ -109,7 +109,7 @@ std::map<std::string, TarEntry> BoxEntries(const std::vector<TarEntry>& archive,
     entry.path = *path;
     if (entry.kind == TarEntry::kHardlink) {
       // The second name of a file: a copy of the one it names, if that is here.
-      auto target = UnderMount(member.content);
+      auto target = UnderRoot(member.content, root);
       auto it = target ? box.find(*target) : box.end();
       if (it == box.end() || it->second.kind != TarEntry::kFile) {
         refused.push_back(*path + ": a hard link to " + member.content);

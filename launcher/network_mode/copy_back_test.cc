@@ -81,7 +81,7 @@ Outcome Plan(const std::vector<TarEntry>& archive,
              const std::function<void(std::map<std::string, HostEntry>&)>& change_host = {}) {
   Outcome outcome;
   CopyManifest manifest = Project();
-  auto box = BoxEntries(archive, outcome.refused);
+  auto box = BoxEntries(archive, "corral-project", outcome.refused);
   auto host = HostAsCopied(manifest, box);
   if (change_host) change_host(host);
   outcome.plan = PlanCopyBack(manifest, box, host);
@@ -206,11 +206,32 @@ TEST(BoxEntries, HostileNamesAreRefused) {
                          BoxFile("a//b", "x"),
                          BoxFile("ok.txt", "fine"),
                          {TarEntry::kFile, "./corral-project/dot.txt", "x", 0644, 0, 0}},
-                        refused);
+                        "corral-project", refused);
   EXPECT_EQ(refused.size(), 6u);
   ASSERT_EQ(box.size(), 2u);
   EXPECT_EQ(box.begin()->first, "dot.txt");
   EXPECT_EQ(box.rbegin()->first, "ok.txt");
+}
+
+// Podman's archive of the mount: "/" for the folder, "/NAME" for its members.
+TEST(BoxEntries, PodmansNamesAndTheirEscapes) {
+  std::vector<std::string> refused;
+  auto box = BoxEntries({{TarEntry::kFolder, "/", "", 0755, 0, 0},
+                         {TarEntry::kFile, "/a.txt", "a", 0644, 0, 0},
+                         {TarEntry::kFile, "/sub/../../etc/passwd", "x", 0644, 0, 0},
+                         {TarEntry::kFile, "relative", "x", 0644, 0, 0},
+                         {TarEntry::kHardlink, "/b.txt", "/a.txt", 0, 0, 0}},
+                        "", refused);
+  EXPECT_EQ(refused.size(), 2u);
+  ASSERT_EQ(box.size(), 2u);
+  EXPECT_EQ(box["a.txt"].content, "a");
+  EXPECT_EQ(box["b.txt"].content, "a");
+  auto docker = CopierArchiveFor(false), podman = CopierArchiveFor(true);
+  EXPECT_EQ(docker.put_path, "/");
+  EXPECT_EQ(docker.put_root, "corral-project");
+  EXPECT_EQ(podman.put_path, kCopierMount);
+  EXPECT_EQ(podman.put_root, ".");
+  EXPECT_EQ(podman.get_root, "");
 }
 
 TEST(BoxEntries, NothingBelowABoxSymlinkDevicesRefusedHardLinksCopied) {
@@ -222,7 +243,7 @@ TEST(BoxEntries, NothingBelowABoxSymlinkDevicesRefusedHardLinksCopied) {
                          {TarEntry::kHardlink, "corral-project/second", "corral-project/file", 0, 0, 0},
                          {TarEntry::kHardlink, "corral-project/stray", "/etc/shadow", 0, 0, 0},
                          {TarEntry::kOther, "corral-project/fifo", "", 0644, 0, 0}},
-                        refused);
+                        "corral-project", refused);
   EXPECT_EQ(refused.size(), 4u);
   EXPECT_FALSE(box.count("home/.bashrc"));
   EXPECT_FALSE(box.count("file/under"));
@@ -304,7 +325,7 @@ TEST(CopyBack, ARealFolderRoundTrip) {
   tree.File("project/gone.txt", "gone\n");
   tree.File("project/.git/HEAD", "ref: refs/heads/main\n");
   ::symlink("a.txt", (project + "/link").c_str());
-  auto scan = ScanProject(project, 1000, 1000);
+  auto scan = ScanProject(project, 1000, 1000, "corral-project");
   ASSERT_TRUE(scan) << scan.error().message;
   scan->manifest.session_id = kId;
   EXPECT_TRUE(scan->manifest.entries.count(".git/HEAD"));
@@ -323,7 +344,7 @@ TEST(CopyBack, ARealFolderRoundTrip) {
   }
   box.push_back(BoxFile("new/file", "new\n", 0750));
   std::vector<std::string> refused;
-  auto entries = BoxEntries(box, refused);
+  auto entries = BoxEntries(box, "corral-project", refused);
   auto plan = PlanCopyBack(scan->manifest, entries,
                            ReadHostState(project, PathsToCompare(scan->manifest, entries)));
   CopyBackReport report;

@@ -117,6 +117,19 @@ inline constexpr const char* kLabelProject = "corral.project";  // the host's pr
 // the project's own path).
 inline constexpr const char* kCopierMount = "/corral-project";
 
+// How each engine's archive calls the copier's mount, found on the test
+// engines: Docker applies a folder entry's owner to the mount point only
+// when the tar is PUT at "/" with the mount's own name ("corral-project/"),
+// and names the GET's members "corral-project/..."; Podman writes a PUT at
+// "/" into the container's root instead of the volume, takes "./" at the
+// mount, and names the GET's members "/...".
+struct CopierArchive {
+  std::string put_path;  // where the copy-in's tar is PUT
+  std::string put_root;  // the tar's name for the project folder
+  std::string get_root;  // the copy-back's archive's name for it, without the '/'
+};
+CopierArchive CopierArchiveFor(bool podman);
+
 // corral.session, corral.part=project and corral.project=PROJECT_DIR.
 std::map<std::string, std::string> ProjectVolumeLabels(const Layout& layout,
                                                        const std::string& project_dir);
@@ -148,15 +161,15 @@ Result<CopyManifest> ManifestFromJson(const nlohmann::json& json);
 // STATE_DIR/sessions/ID.copy.json, written 0600.
 std::string ManifestPath(const std::string& state_dir, const std::string& session_id);
 
-// The project's files as a tar for PUT at "/" (everything under
-// kCopierMount, .git too, owned by uid:gid, modes and mtimes kept) and the
+// The project's files as a tar to PUT at CopierArchive::put_path, under
+// `put_root` (.git too, owned by uid:gid, modes and mtimes kept), and the
 // manifest of what it holds.
 struct ProjectScan {
   std::string tar;
   CopyManifest manifest;
 };
 Result<ProjectScan> ScanProject(const std::string& project_dir, std::uint32_t uid,
-                                std::uint32_t gid);
+                                std::uint32_t gid, const std::string& put_root);
 // Saves the manifest (policy::StateDir()), then makes the project volume
 // (labelled) and fills it through a copier. On an error the volume is
 // removed again (nothing of the box's is in it yet) and so is the manifest.
@@ -186,11 +199,13 @@ struct SyncPlan {
   std::vector<std::string> refused;    // unsafe or unsupported box entries, never copied
   std::vector<std::string> blocked;    // box changes that cannot be written here: the volume stays
 };
-// The box's entries from the copier's archive of kCopierMount, by project
-// path: names outside the mount's folder, absolute, with "." or ".."
-// components, below a box symlink, devices and fifos are refused (named in
-// `refused`); a hard link becomes a copy of the file it names.
+// The box's entries from the copier's archive of kCopierMount (whose
+// folder the archive names `root`: CopierArchive::get_root), by project
+// path: names outside that folder, with "." or ".." components, below a box
+// symlink, devices and fifos are refused (named in `refused`); a hard link
+// becomes a copy of the file it names.
 std::map<std::string, TarEntry> BoxEntries(const std::vector<TarEntry>& archive,
+                                           const std::string& root,
                                            std::vector<std::string>& refused);
 // Every path of the manifest and the box, with the host's state of each.
 std::vector<std::string> PathsToCompare(const CopyManifest& manifest,

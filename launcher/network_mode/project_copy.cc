@@ -18,6 +18,12 @@ namespace corral::launcher::network_mode {
 
 using nlohmann::json;
 
+CopierArchive CopierArchiveFor(bool podman) {
+  std::string mount = std::string(kCopierMount).substr(1);
+  if (podman) return {kCopierMount, ".", ""};
+  return {"/", mount, mount};
+}
+
 std::map<std::string, std::string> ProjectVolumeLabels(const Layout& layout,
                                                        const std::string& project_dir) {
   auto labels = layout.labels;
@@ -126,12 +132,13 @@ std::optional<std::string> ReadWhole(const std::string& path) {
 // One path of the project into the tar and the manifest; false when it is
 // not copied (a socket, a device, unreadable).
 bool AddPath(const std::string& project_dir, const std::string& relative, std::uint32_t uid,
-             std::uint32_t gid, std::vector<TarEntry>& entries, CopyManifest& manifest) {
+             std::uint32_t gid, const std::string& put_root, std::vector<TarEntry>& entries,
+             CopyManifest& manifest) {
   std::string full = project_dir + "/" + relative;
   struct stat st {};
   if (::lstat(full.c_str(), &st) != 0) return false;
   TarEntry entry;
-  entry.path = std::string(kCopierMount).substr(1) + "/" + relative;
+  entry.path = put_root + "/" + relative;
   entry.mode = st.st_mode & 07777;
   entry.uid = uid;
   entry.gid = gid;
@@ -180,10 +187,32 @@ Result<void> WriteManifest(const std::string& path, const CopyManifest& manifest
   return Ok();
 }
 
+// One file read back from the volume: an engine that took the PUT but put
+// the files elsewhere (Podman with a PUT at "/") would leave the box an
+// empty project, and the copy-back would read that as everything deleted.
+Result<void> CheckCopiedIn(Engine& engine, const std::string& copier,
+                           const CopyManifest& manifest) {
+  const std::pair<const std::string, CopiedEntry>* sample = nullptr;
+  for (const auto& entry : manifest.entries) {
+    if (entry.second.kind == TarEntry::kFile && (!sample || entry.second.size < sample->second.size)) {
+      sample = &entry;
+    }
+  }
+  if (!sample) return Ok();  // no file to check
+  auto tar = engine.GetArchive(copier, std::string(kCopierMount) + "/" + sample->first);
+  if (!tar) return tar.error().Context("read back what was copied in");
+  auto members = ReadTar(*tar);
+  if (members && members->size() == 1 && (*members)[0].kind == TarEntry::kFile &&
+      ContentHash((*members)[0].content) == sample->second.hash) {
+    return Ok();
+  }
+  return Error("the volume does not hold " + sample->first + " as it was copied in");
+}
+
 }  // namespace
 
 Result<ProjectScan> ScanProject(const std::string& given_dir, std::uint32_t uid,
-                                std::uint32_t gid) {
+                                std::uint32_t gid, const std::string& put_root) {
   std::string project_dir = given_dir;
   while (project_dir.size() > 1 && project_dir.back() == '/') project_dir.pop_back();
   struct stat root {};
@@ -195,8 +224,8 @@ Result<ProjectScan> ScanProject(const std::string& given_dir, std::uint32_t uid,
   scan.manifest.uid = uid;
   scan.manifest.gid = gid;
   // The volume's root is the mount point: its entry gives it the box's owner.
-  std::vector<TarEntry> entries = {{TarEntry::kFolder, std::string(kCopierMount).substr(1), "",
-                                    root.st_mode & 07777, uid, gid, root.st_mtime}};
+  std::vector<TarEntry> entries = {
+      {TarEntry::kFolder, put_root, "", root.st_mode & 07777, uid, gid, root.st_mtime}};
   std::error_code ec;
   std::vector<std::string> paths;
   auto options = std::filesystem::directory_options::skip_permission_denied;
@@ -208,7 +237,7 @@ Result<ProjectScan> ScanProject(const std::string& given_dir, std::uint32_t uid,
   if (ec) return Error("cannot read the project folder " + project_dir + ": " + ec.message());
   std::sort(paths.begin(), paths.end());  // folders before what they hold
   for (const std::string& relative : paths) {
-    if (!AddPath(project_dir, relative, uid, gid, entries, scan.manifest)) {
+    if (!AddPath(project_dir, relative, uid, gid, put_root, entries, scan.manifest)) {
       scan.manifest.skipped.push_back(relative);
     }
   }
@@ -221,7 +250,8 @@ Result<ProjectScan> ScanProject(const std::string& given_dir, std::uint32_t uid,
 Result<CopyManifest> CopyProjectIn(Engine& engine, const Layout& layout,
                                    const std::string& project_dir, const std::string& image,
                                    std::uint32_t uid, std::uint32_t gid) {
-  auto scan = ScanProject(project_dir, uid, gid);
+  CopierArchive names = CopierArchiveFor(engine.podman());
+  auto scan = ScanProject(project_dir, uid, gid, names.put_root);
   if (!scan) return scan.error().Context("copy the project into the box's volume");
   CopyManifest& manifest = scan->manifest;
   manifest.session_id = layout.session_id;
@@ -240,7 +270,8 @@ Result<CopyManifest> CopyProjectIn(Engine& engine, const Layout& layout,
     auto copier = engine.CreateContainer(CopierBody(layout, image), layout.copier,
                                          "make the container that copies the project in");
     if (!copier) return copier.error();
-    auto put = engine.PutArchive(*copier, "/", scan->tar);
+    auto put = engine.PutArchive(*copier, names.put_path, scan->tar);
+    if (put) put = CheckCopiedIn(engine, *copier, manifest);
     (void)engine.Remove(*copier);
     return put;
   };
