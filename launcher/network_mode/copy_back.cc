@@ -47,20 +47,6 @@ UniqueFd OpenParent(const std::string& project_dir, const std::string& path, boo
   return dir;
 }
 
-std::optional<std::string> ReadAt(int dir, const std::string& name) {
-  UniqueFd fd(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd.valid()) return std::nullopt;
-  std::string content;
-  char buffer[65536];
-  while (true) {
-    ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return std::nullopt;
-    if (n == 0) return content;
-    content.append(buffer, static_cast<std::size_t>(n));
-  }
-}
-
 HostEntry ReadOne(const std::string& project_dir, const std::string& path) {
   std::string leaf;
   UniqueFd dir = OpenParent(project_dir, path, /*make=*/false, leaf);
@@ -85,7 +71,7 @@ HostEntry ReadOne(const std::string& project_dir, const std::string& path) {
     entry.hash = target;
     entry.mode = 0777;
   } else if (S_ISREG(st.st_mode)) {
-    auto content = ReadAt(dir.get(), leaf);
+    auto content = ReadNoFollow(dir.get(), leaf);
     if (!content) return HostEntry::Of(HostEntry::kBlocked);  // unreadable: never overwritten unseen
     entry.hash = ContentHash(*content);
   } else {
@@ -227,6 +213,20 @@ Result<std::string> ArchiveOfVolume(Engine& engine, const Layout& layout,
 }
 
 }  // namespace
+
+std::optional<std::string> ReadNoFollow(int dir, const std::string& name) {
+  UniqueFd fd(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid()) return std::nullopt;
+  std::string content;
+  char buffer[65536];
+  while (true) {
+    ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    if (n == 0) return content;
+    content.append(buffer, static_cast<std::size_t>(n));
+  }
+}
 
 std::map<std::string, HostEntry> ReadHostState(const std::string& project_dir,
                                                const std::vector<std::string>& paths) {

@@ -230,6 +230,9 @@ struct CopyBackReport {
 };
 // Whether the project volume may go: everything the box wrote is here.
 bool ProjectVolumeMayGo(const CopyBackReport& report);
+// The whole of the file `name` (relative to the folder `dir`, or AT_FDCWD),
+// opened without following a symlink; nullopt when it cannot be read.
+std::optional<std::string> ReadNoFollow(int dir, const std::string& name);
 // The host's state of each path, without following any symlink.
 std::map<std::string, HostEntry> ReadHostState(const std::string& project_dir,
                                                const std::vector<std::string>& paths);

@@ -33,17 +33,12 @@ std::map<std::string, std::string> ProjectVolumeLabels(const Layout& layout,
 }
 
 json CopierBody(const Layout& layout, const std::string& image) {
-  json labels = layout.labels;
-  labels[kLabelPart] = "copier";
-  return {{"Image", image},
-          {"Entrypoint", {"/corral-copies-the-project"}},  // never started
-          {"Cmd", json::array()},
-          {"NetworkDisabled", true},
-          {"Labels", labels},
-          {"HostConfig",
-           {{"NetworkMode", "none"},
-            {"Mounts",
-             {{{"Type", "volume"}, {"Source", layout.project_volume}, {"Target", kCopierMount}}}}}}};
+  // The filler's body (never started, no network) with the project volume instead.
+  json body = FillerBody(layout, image);
+  body["Labels"][kLabelPart] = "copier";
+  body["HostConfig"]["Mounts"] = {
+      {{"Type", "volume"}, {"Source", layout.project_volume}, {"Target", kCopierMount}}};
+  return body;
 }
 
 std::string ContentHash(std::string_view content) {
@@ -114,21 +109,6 @@ std::string ManifestPath(const std::string& state_dir, const std::string& sessio
 
 namespace {
 
-// The whole of a regular file, opened without following a symlink.
-std::optional<std::string> ReadWhole(const std::string& path) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd.valid()) return std::nullopt;
-  std::string content;
-  char buffer[65536];
-  while (true) {
-    ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return std::nullopt;
-    if (n == 0) return content;
-    content.append(buffer, static_cast<std::size_t>(n));
-  }
-}
-
 // One path of the project into the tar and the manifest; false when it is
 // not copied (a socket, a device, unreadable).
 bool AddPath(const std::string& project_dir, const std::string& relative, std::uint32_t uid,
@@ -156,7 +136,7 @@ bool AddPath(const std::string& project_dir, const std::string& relative, std::u
     entry.content = copied.hash = target.string();
     entry.mode = copied.mode = 0777;
   } else if (S_ISREG(st.st_mode)) {
-    auto content = ReadWhole(full);
+    auto content = ReadNoFollow(AT_FDCWD, full);
     if (!content) return false;
     entry.kind = copied.kind = TarEntry::kFile;
     copied.size = static_cast<std::int64_t>(content->size());
