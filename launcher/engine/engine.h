@@ -329,8 +329,9 @@ class Engine {
   Result<void> CreateVolume(const std::string& name,
                             const std::map<std::string, std::string>& labels);
   Result<void> RemoveVolume(const std::string& name);
+  // timeout_ms 0: no limit beyond the connection's (a project can be large).
   Result<void> PutArchive(const std::string& container, const std::string& path,
-                          const std::string& tar);
+                          const std::string& tar, long timeout_ms = 60000);
   // The tar of `path` in the container (its volumes too, started or not).
   Result<std::string> GetArchive(const std::string& container, const std::string& path);
   // The volumes with `label` ("key" or "key=value"): each with Name and Labels.

@@ -100,10 +100,10 @@ Result<void> Engine::RemoveVolume(const std::string& name) {
 }
 
 Result<void> Engine::PutArchive(const std::string& container, const std::string& path,
-                                const std::string& tar) {
+                                const std::string& tar, long timeout_ms) {
   ApiCall call = PutArchiveCall(container, path);
   auto response =
-      HttpRequest(endpoint_, call.method, api_ + call.path, tar, 60000, "application/x-tar");
+      HttpRequest(endpoint_, call.method, api_ + call.path, tar, timeout_ms, "application/x-tar");
   return Expect(response, "copy files into " + container + ":" + path);
 }
 

@@ -250,7 +250,7 @@ Result<CopyManifest> CopyProjectIn(Engine& engine, const Layout& layout,
     auto copier = engine.CreateContainer(CopierBody(layout, image), layout.copier,
                                          "make the container that copies the project in");
     if (!copier) return copier.error();
-    auto put = engine.PutArchive(*copier, names.put_path, scan->tar);
+    auto put = engine.PutArchive(*copier, names.put_path, scan->tar, /*timeout_ms=*/0);
     if (put) put = CheckCopiedIn(engine, *copier, manifest);
     (void)engine.Remove(*copier);
     return put;

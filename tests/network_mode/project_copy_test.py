@@ -208,6 +208,8 @@ def resumed(label, api, corral, env, args, root):
     wrong = [i for i in range(1, MANY + 1) if read(f"{many}/f{i}") != f"file {i}\n"]
     check(not wrong, f"{label}: every file the box wrote is here", wrong[:5])
     check(volume(api, name) is None, f"{label}: and then the volume is gone", r.stderr)
+    leftovers = list(pathlib.Path(project).rglob("*.corral-tmp"))
+    check(not leftovers, f"{label}: no temporary file of the killed copy-back is left", leftovers)
     r = subprocess.run([corral, "stop", session, *args], capture_output=True, text=True, env=env,
                        timeout=60)
     check(r.returncode != 0 and "no corral session" in r.stderr,
