@@ -254,11 +254,13 @@ std::string DescribeReport(const nlohmann::json& report);
 // --host NAME [--project]", or "".
 std::string RefusedHostsLine(const std::map<std::string, std::uint64_t>& refused_hosts);
 
-// `corral ps`: one line per running session. `corral stop`: by session id,
-// container name or id prefix.
+// `corral ps`: one line per running session, and one per project volume of
+// a session that is gone (the box's work kept there). `corral stop`: by
+// session id, container name or id prefix; then the session's project
+// volume, if any, copied back and removed; what it did, for the user.
 Result<std::string> ListSessions(const policy::Policy& policy, const std::string& engine);
-Result<void> StopSession(const policy::Policy& policy, const std::string& engine,
-                         const std::string& id);
+Result<std::string> StopSession(const policy::Policy& policy, const std::string& engine,
+                                const std::string& id);
 
 inline constexpr int kExitBoxFailed = 125;
 inline constexpr int kExitNotFound = 127;  // no such agent or program

@@ -20,9 +20,12 @@ void AddStopCommand(CLI::App& app, Globals& globals) {
       globals.exit_code = Fail(policy.error(), kExitUsage);
       return;
     }
-    if (auto ok = launcher::StopSession(*policy, *engine, *id); !ok) {
-      globals.exit_code = Fail(ok.error(), kExitRefused);
+    auto stopped = launcher::StopSession(*policy, *engine, *id);
+    if (!stopped) {
+      globals.exit_code = Fail(stopped.error(), kExitRefused);
+      return;
     }
+    std::cerr << *stopped;
   });
 }
 

@@ -28,6 +28,8 @@ const std::vector<Command>& Commands() {
        AddSeccompCommand},
       {"relay", "Carry the shim's questions between a socket and stdin/stdout (the sidecar)",
        AddRelayCommand},
+      {"project-copy", "Copy a project into a session's volume, or the box's changes back (for tests)",
+       AddProjectCopyCommand},
   };
   return kCommands;
 }

@@ -183,17 +183,24 @@ class SshTunnel {
   UniqueFd done_;  // the keeper reads 'd' (stop now) or EOF (corral died)
 };
 
-// One member of a tar stream (tar.cc); paths without their leading '/'.
+// One member of a tar stream (tar.cc, tar_read.cc); paths without their leading '/'.
 struct TarEntry {
-  enum Kind { kFolder, kFile, kSymlink } kind = kFile;
+  // kOther: a device, fifo or anything else ReadTar met (never written).
+  enum Kind { kFolder, kFile, kSymlink, kHardlink, kOther } kind = kFile;
   std::string path;
-  std::string content;  // a file's bytes; a symlink's target (at most 100 bytes)
+  std::string content;  // a file's bytes; a link's target (a hard link's: a path in the tar)
   unsigned mode = 0644;
   std::uint32_t uid = 0, gid = 0;
+  std::int64_t mtime = -1;  // WriteTar: -1 takes the stream's mtime
 };
-// A ustar stream of `entries` and the end-of-archive blocks; nullopt when a
-// path does not fit a ustar header (over 255 bytes) or an id is too large.
+// A ustar stream of `entries` and the end-of-archive blocks; a path or link
+// target too long for ustar goes in a pax header. nullopt for a kOther entry,
+// an empty path, or a number too large for its field.
 std::optional<std::string> WriteTar(const std::vector<TarEntry>& entries, std::int64_t mtime);
+// The members of a tar stream as the engines and GNU tar write it (ustar,
+// GNU long names, pax path/linkpath/size/mtime/uid/gid), paths as written;
+// an error for a wrong checksum or a member longer than the stream.
+Result<std::vector<TarEntry>> ReadTar(std::string_view tar);
 
 // One engine API call as it is sent (engine_network.cc): the shapes are pure
 // so the unit tests can read them; the Engine methods below send them.
@@ -220,6 +227,10 @@ ApiCall CreateExecCall(const std::string& container, const std::vector<std::stri
 // is left for the next call.
 void TakeFrames(std::string& buffer,
                 const std::function<void(int stream, std::string_view data)>& on_frame);
+// The answer is a tar of `path` (a folder comes as its own name, then its contents).
+ApiCall GetArchiveCall(const std::string& container, const std::string& path);
+// GET /volumes filtered by one label ("key" or "key=value").
+ApiCall ListVolumesCall(const std::string& label);
 
 // What a build may set beyond its context.
 struct BuildOptions {
@@ -327,8 +338,9 @@ class Engine {
   Result<void> CreateVolume(const std::string& name,
                             const std::map<std::string, std::string>& labels);
   Result<void> RemoveVolume(const std::string& name);
+  // timeout_ms 0: no limit beyond the connection's (a project can be large).
   Result<void> PutArchive(const std::string& container, const std::string& path,
-                          const std::string& tar);
+                          const std::string& tar, long timeout_ms = 60000);
   // `command` run in a running container as `user`, its stdin and stdout
   // one hijacked stream (stdout framed, see TakeFrames); it ends with the
   // connection, and the command's stdin with it.
@@ -339,6 +351,10 @@ class Engine {
   Result<std::string> Logs(const std::string& container, bool out, bool err);
   // Where a named volume's files are on the engine's own host.
   Result<std::string> VolumeMountpoint(const std::string& name);
+  // The tar of `path` in the container (its volumes too, started or not).
+  Result<std::string> GetArchive(const std::string& container, const std::string& path);
+  // The volumes with `label` ("key" or "key=value"): each with Name and Labels.
+  Result<nlohmann::json> ListVolumes(const std::string& label);
   // POST /containers/create?name=NAME of a Docker-shaped body (both engines
   // take it), for the sidecar and helper containers; the id.
   Result<std::string> CreateContainer(const nlohmann::json& body, const std::string& name,

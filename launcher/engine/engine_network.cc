@@ -83,6 +83,15 @@ void TakeFrames(std::string& buffer,
   buffer.erase(0, at);
 }
 
+ApiCall GetArchiveCall(const std::string& container, const std::string& path) {
+  return {"GET", "/containers/" + Escape(container) + "/archive?path=" + Escape(path), nullptr};
+}
+
+ApiCall ListVolumesCall(const std::string& label) {
+  nlohmann::json filters = {{"label", {label}}};
+  return {"GET", "/volumes?filters=" + Escape(filters.dump()), nullptr};
+}
+
 namespace {
 std::string BodyText(const ApiCall& call) { return call.body.is_null() ? "" : call.body.dump(); }
 }  // namespace
@@ -117,10 +126,10 @@ Result<void> Engine::RemoveVolume(const std::string& name) {
 }
 
 Result<void> Engine::PutArchive(const std::string& container, const std::string& path,
-                                const std::string& tar) {
+                                const std::string& tar, long timeout_ms) {
   ApiCall call = PutArchiveCall(container, path);
   auto response =
-      HttpRequest(endpoint_, call.method, api_ + call.path, tar, 60000, "application/x-tar");
+      HttpRequest(endpoint_, call.method, api_ + call.path, tar, timeout_ms, "application/x-tar");
   return Expect(response, "copy files into " + container + ":" + path);
 }
 
@@ -162,6 +171,27 @@ Result<std::string> Engine::VolumeMountpoint(const std::string& name) {
     return Error("inspect volume " + name + ": no Mountpoint in the answer");
   }
   return json["Mountpoint"].get<std::string>();
+}
+
+Result<std::string> Engine::GetArchive(const std::string& container, const std::string& path) {
+  ApiCall call = GetArchiveCall(container, path);
+  // A project can be large: no time limit beyond the connection's own.
+  auto response = Call(call.method, call.path, "", 0);
+  if (auto ok = Expect(response, "copy files out of " + container + ":" + path); !ok) {
+    return ok.error();
+  }
+  return std::move(response->body);
+}
+
+Result<nlohmann::json> Engine::ListVolumes(const std::string& label) {
+  ApiCall call = ListVolumesCall(label);
+  auto response = Call(call.method, call.path, "", 30000);
+  if (auto ok = Expect(response, "list volumes"); !ok) return ok.error();
+  auto json = nlohmann::json::parse(response->body, nullptr, false);
+  // Docker and Podman's compat API: {"Volumes": [...] or null, "Warnings": ...}.
+  if (!json.is_object()) return Error("list volumes: the answer is not JSON");
+  const auto& volumes = json.value("Volumes", nlohmann::json());
+  return volumes.is_array() ? volumes : nlohmann::json::array();
 }
 
 Result<std::string> Engine::CreateContainer(const nlohmann::json& body, const std::string& name,

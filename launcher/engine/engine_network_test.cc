@@ -40,6 +40,16 @@ TEST(NetworkCalls, RemovalsAndArchiveEscapeTheirNames) {
   EXPECT_EQ(put.path, "/containers/f00/archive?path=%2Frun%2Fcorral");
 }
 
+TEST(NetworkCalls, ArchiveOutAndVolumesByLabel) {
+  ApiCall get = GetArchiveCall("f00", "/corral-project");
+  EXPECT_EQ(get.method, "GET");
+  EXPECT_EQ(get.path, "/containers/f00/archive?path=%2Fcorral-project");
+  EXPECT_TRUE(get.body.is_null());
+  ApiCall list = ListVolumesCall("corral.part=project");
+  EXPECT_EQ(list.method, "GET");
+  EXPECT_EQ(list.path, "/volumes?filters=%7B%22label%22%3A%5B%22corral.part%3Dproject%22%5D%7D");
+}
+
 TEST(NetworkCalls, VolumeCarriesItsLabels) {
   ApiCall call = CreateVolumeCall("corral-abc-session", {{"corral.session", "abc"}});
   EXPECT_EQ(call.path, "/volumes/create");
@@ -72,8 +82,11 @@ TEST(WriteTar, FilesFoldersAndLinks) {
   EXPECT_EQ(link[156], '2');
   EXPECT_EQ(std::string(link.c_str() + 157), "corral-shell");
   EXPECT_EQ(Octal(link, 124, 11), 0u);
-  EXPECT_EQ(WriteTar({{TarEntry::kSymlink, "l", std::string(101, 'a'), 0777, 0, 0}}, 0),
-            std::nullopt);
+  // A target too long for ustar goes in a pax header before the link's own.
+  auto long_link = WriteTar({{TarEntry::kSymlink, "l", std::string(101, 'a'), 0777, 0, 0}}, 0);
+  ASSERT_TRUE(long_link);
+  EXPECT_EQ((*long_link)[156], 'x');
+  EXPECT_NE(long_link->find("115 linkpath=" + std::string(101, 'a') + "\n"), std::string::npos);
   EXPECT_EQ(WriteTar({{TarEntry::kFile, "/", "", 0644, 0, 0}}, 0), std::nullopt);
 }
 

@@ -61,6 +61,7 @@ Result<void> TearDown(Engine& engine, const Layout& layout) {
   };
   keep(engine.Remove(layout.sidecar));
   keep(engine.Remove(layout.filler));
+  keep(engine.Remove(layout.copier));  // the project volume stays: only a copy-back removes it
   keep(engine.RemoveNetwork(layout.network));
   keep(engine.RemoveVolume(layout.session_volume));
   return first;
@@ -70,8 +71,10 @@ std::vector<ApiCall> TearDownCalls(const Layout& layout) {
   auto remove = [](const std::string& name) {
     return ApiCall{"DELETE", "/containers/" + name + "?force=true&v=false", nullptr};
   };
-  return {remove(layout.sidecar), remove(layout.filler), RemoveNetworkCall(layout.network),
-          RemoveVolumeCall(layout.session_volume)};
+  // Not the project volume: after a kill it holds the box's work until
+  // `corral stop` copies it back.
+  return {remove(layout.sidecar), remove(layout.filler), remove(layout.copier),
+          RemoveNetworkCall(layout.network), RemoveVolumeCall(layout.session_volume)};
 }
 
 }  // namespace corral::launcher::network_mode

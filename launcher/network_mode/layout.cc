@@ -18,7 +18,9 @@ Layout LayoutFor(const std::string& session_id) {
           base + "-session",
           base + "-proxy",
           base + "-filler",
-          {{kLabelSession, session_id}}};
+          {{kLabelSession, session_id}},
+          base + "-project",
+          base + "-copier"};
 }
 
 std::optional<std::string> SessionVolumeTar(const SessionFiles& files, std::int64_t mtime) {

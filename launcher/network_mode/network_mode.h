@@ -46,6 +46,9 @@ struct Layout {
   std::string sidecar;                        // the proxy's container
   std::string filler;                         // a container never started, to PUT the files into
   std::map<std::string, std::string> labels;  // corral.session=ID
+  // The project copied in and back (project_copy.cc), when the engine cannot see it.
+  std::string project_volume;                 // kept until copied back: TearDown leaves it
+  std::string copier;                         // never started; the project volume mounted in it
 };
 Layout LayoutFor(const std::string& session_id);
 
@@ -149,10 +152,171 @@ class OracleChannel {
   std::atomic<std::uint64_t> questions_{0};
 };
 
+// ---------------------------------------------------------------------------
+// The project copied into a per-session volume and back (project_copy.cc,
+// copy_back_plan.cc, copy_back.cc), for an engine that cannot see it. The
+// volume is the box's only copy of its work until it is back on this
+// machine, so nothing removes it but a copy-back that brought everything
+// home (TearDown and TearDownCalls leave it; `corral stop ID` resumes).
+
+inline constexpr const char* kProjectPart = "project";        // corral.part of the volume
+inline constexpr const char* kLabelProject = "corral.project";  // the host's project folder
+// Where the copier container has the project volume (the agent has it at
+// the project's own path).
+inline constexpr const char* kCopierMount = "/corral-project";
+
+// How each engine's archive calls the copier's mount, found on the test
+// engines: Docker applies a folder entry's owner to the mount point only
+// when the tar is PUT at "/" with the mount's own name ("corral-project/"),
+// and names the GET's members "corral-project/..."; Podman writes a PUT at
+// "/" into the container's root instead of the volume, takes "./" at the
+// mount, and names the GET's members "/...".
+struct CopierArchive {
+  std::string put_path;  // where the copy-in's tar is PUT
+  std::string put_root;  // the tar's name for the project folder
+  std::string get_root;  // the copy-back's archive's name for it, without the '/'
+};
+CopierArchive CopierArchiveFor(bool podman);
+
+// corral.session, corral.part=project and corral.project=PROJECT_DIR.
+std::map<std::string, std::string> ProjectVolumeLabels(const Layout& layout,
+                                                       const std::string& project_dir);
+// A container created from `image` and never started, with the project
+// volume at kCopierMount, to PUT and GET archives through.
+nlohmann::json CopierBody(const Layout& layout, const std::string& image);
+
+// One path of the project as it was copied in (relative, no "./", no '/'
+// at either end). hash: a file's content hash, a symlink's target.
+struct CopiedEntry {
+  TarEntry::Kind kind = TarEntry::kFile;  // kFile, kFolder or kSymlink
+  unsigned mode = 0;                      // permission bits
+  std::int64_t size = 0, mtime = 0;
+  std::string hash;
+};
+struct CopyManifest {
+  std::string session_id, project_dir, volume, image;
+  std::uint32_t uid = 0, gid = 0;  // the owner the box's files were given
+  std::map<std::string, CopiedEntry> entries;
+  // Not copied (unreadable, a socket or device): the host's, untouched. Not saved.
+  std::vector<std::string> skipped;
+};
+// A file's content hash as the manifest keeps it (FNV-1a, 64 bits, and the
+// size: change detection, not a defence; a box that forged a collision
+// would only hide its own change).
+std::string ContentHash(std::string_view content);
+nlohmann::json ManifestJson(const CopyManifest& manifest);
+Result<CopyManifest> ManifestFromJson(const nlohmann::json& json);
+// STATE_DIR/sessions/ID.copy.json, written 0600.
+std::string ManifestPath(const std::string& state_dir, const std::string& session_id);
+
+// The project's files as a tar to PUT at CopierArchive::put_path, under
+// `put_root` (.git too, owned by uid:gid, modes and mtimes kept), and the
+// manifest of what it holds.
+struct ProjectScan {
+  std::string tar;
+  CopyManifest manifest;
+};
+Result<ProjectScan> ScanProject(const std::string& project_dir, std::uint32_t uid,
+                                std::uint32_t gid, const std::string& put_root);
+// Saves the manifest (policy::StateDir()), then makes the project volume
+// (labelled) and fills it through a copier. On an error the volume is
+// removed again (nothing of the box's is in it yet) and so is the manifest.
+Result<CopyManifest> CopyProjectIn(Engine& engine, const Layout& layout,
+                                   const std::string& project_dir, const std::string& image,
+                                   std::uint32_t uid, std::uint32_t gid);
+
+// --- The copy-back's decision (copy_back_plan.cc, pure) ---
+// A path on this machine as it is now. kBlocked: a folder on the way to it
+// is a symlink or not a folder, so nothing may be written there.
+struct HostEntry {
+  enum State { kAbsent, kPresent, kBlocked } state = kAbsent;
+  TarEntry::Kind kind = TarEntry::kFile;
+  unsigned mode = 0;
+  std::string hash;  // as CopiedEntry::hash
+  static HostEntry Of(State state) { return {state, TarEntry::kFile, 0, ""}; }
+};
+struct SyncAction {
+  enum Kind { kRemove, kRemoveFolder, kMakeFolder, kWriteFile, kWriteSymlink, kChmod } kind;
+  std::string path;     // relative to the project
+  std::string content;  // a file's bytes; a symlink's target
+  unsigned mode = 0;
+};
+struct SyncPlan {
+  std::vector<SyncAction> actions;     // in the order to apply them
+  std::vector<std::string> conflicts;  // changed on both sides: what was kept and where the box's is
+  std::vector<std::string> refused;    // unsafe or unsupported box entries, never copied
+  std::vector<std::string> blocked;    // box changes that cannot be written here: the volume stays
+};
+// The box's entries from the copier's archive of kCopierMount (whose
+// folder the archive names `root`: CopierArchive::get_root), by project
+// path: names outside that folder, with "." or ".." components, below a box
+// symlink, devices and fifos are refused (named in `refused`); a hard link
+// becomes a copy of the file it names.
+std::map<std::string, TarEntry> BoxEntries(const std::vector<TarEntry>& archive,
+                                           const std::string& root,
+                                           std::vector<std::string>& refused);
+// Every path of the manifest and the box, with the host's state of each.
+std::vector<std::string> PathsToCompare(const CopyManifest& manifest,
+                                        const std::map<std::string, TarEntry>& box);
+// Per path: the box's version goes to this machine when the box changed it
+// and this machine did not; when both changed it differently, this
+// machine's is kept and the box's file or link is written beside it as
+// PATH.corral-SESSION (a deletion on one side loses to a change on the
+// other). Both made the same change: nothing to do, so a copy-back that was
+// stopped half way can be run again.
+SyncPlan PlanCopyBack(const CopyManifest& manifest, const std::map<std::string, TarEntry>& box,
+                      const std::map<std::string, HostEntry>& host);
+// The name a conflicting box version is written under.
+std::string BesidePath(const std::string& path, const std::string& session_id);
+
+// --- The copy-back itself (copy_back.cc) ---
+struct CopyBackReport {
+  std::string volume;
+  std::vector<std::string> written, removed, conflicts, refused;
+  std::vector<std::string> not_copied;  // blocked or failed: still only in the volume
+  bool volume_removed = false;
+};
+// Whether the project volume may go: everything the box wrote is here.
+bool ProjectVolumeMayGo(const CopyBackReport& report);
+// The whole of the file `name` (relative to the folder `dir`, or AT_FDCWD),
+// opened without following a symlink; nullopt when it cannot be read.
+std::optional<std::string> ReadNoFollow(int dir, const std::string& name);
+// The host's state of each path, without following any symlink.
+std::map<std::string, HostEntry> ReadHostState(const std::string& project_dir,
+                                               const std::vector<std::string>& paths);
+// Applies the plan under `project_dir`, each folder opened without
+// following symlinks, each file written beside and renamed over.
+void ApplyPlan(const std::string& project_dir, const SyncPlan& plan, CopyBackReport& report);
+// GETs the volume's tree through a copier, plans against the manifest and
+// this machine, applies; when everything is here, removes the volume and
+// then the manifest. Holds a lock beside the manifest, so `corral stop`
+// and the session cannot copy back at once.
+Result<CopyBackReport> CopyProjectBack(Engine& engine, const Layout& layout,
+                                       const CopyManifest& manifest);
+// `corral stop`'s half: the saved manifest of `session_id` (nullopt when
+// there is none: nothing left to copy back), then CopyProjectBack.
+Result<std::optional<CopyBackReport>> ResumeCopyBack(Engine& engine,
+                                                     const std::string& session_id);
+// What the copy-back did, in lines for the user.
+std::string DescribeCopyBack(const CopyBackReport& report, const std::string& session_id);
+// The one line that says how the box has the project and what happens to
+// uncommitted work when corral is killed.
+std::string ProjectModeLine(const Layout& layout, const std::string& project_dir, bool copied);
+
 }  // namespace corral::launcher::network_mode
 
 // The commands' entry points (launcher/cli/).
 namespace corral::launcher {
+
+// `corral project-copy in|back SESSION` (hidden, project_copy_trial.cc):
+// the project copied into the session's volume, or the box's changes back
+// (from the saved manifest), without an agent, for the tests.
+struct ProjectCopyTrialOptions {
+  std::string engine, action, session_id, project_dir, image;
+  std::uint32_t uid = 0, gid = 0;
+};
+Result<std::string> ProjectCopyTrial(const policy::Policy& policy,
+                                     const ProjectCopyTrialOptions& options);
 
 // `corral relay --listen PATH` (hidden), in the network mode's sidecar: the
 // shim's questions on PATH go out on stdout, the answers come in on stdin

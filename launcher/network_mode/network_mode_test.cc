@@ -177,6 +177,7 @@ TEST(TearDownCalls, ContainersBeforeTheirNetworksAndVolume) {
   EXPECT_EQ(paths,
             (std::vector<std::string>{"/containers/corral-0123456789ab-proxy?force=true&v=false",
                                       "/containers/corral-0123456789ab-filler?force=true&v=false",
+                                      "/containers/corral-0123456789ab-copier?force=true&v=false",
                                       "/networks/corral-0123456789ab-network",
                                       "/volumes/corral-0123456789ab-session?force=true"}));
 }

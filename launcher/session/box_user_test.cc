@@ -71,13 +71,20 @@ TEST(BoxUser, OwnedFoldersTarGivesEachFolderToTheUser) {
   EXPECT_EQ(tar->substr(1024), std::string(1024, '\0'));
 }
 
-TEST(BoxUser, OwnedFoldersTarSplitsLongPathsAndRefusesTooLongOnes) {
+TEST(BoxUser, OwnedFoldersTarSplitsLongPathsAndPaxesLongerOnes) {
   std::string dir = "/" + std::string(80, 'a') + "/" + std::string(60, 'b');
   auto tar = OwnedFoldersTar({dir}, 1, 1, 0);
   ASSERT_TRUE(tar);
   EXPECT_EQ(std::string(tar->c_str()), std::string(60, 'b') + "/");
   EXPECT_EQ(std::string(tar->c_str() + 345), std::string(80, 'a'));
-  EXPECT_EQ(OwnedFoldersTar({"/" + std::string(300, 'c')}, 1, 1, 0), std::nullopt);
+  // Too long for ustar: the path goes in a pax header, which the engines read.
+  auto longer = OwnedFoldersTar({"/" + std::string(300, 'c')}, 1, 1, 0);
+  ASSERT_TRUE(longer);
+  EXPECT_EQ((*longer)[156], 'x');
+  auto members = ReadTar(*longer);
+  ASSERT_TRUE(members);
+  ASSERT_EQ(members->size(), 1u);
+  EXPECT_EQ((*members)[0].path, std::string(300, 'c') + "/");
   EXPECT_EQ(OwnedFoldersTar({"/"}, 1, 1, 0), std::nullopt);
 }
 

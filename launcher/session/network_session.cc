@@ -48,6 +48,24 @@ Result<network_mode::SessionFiles> FilesOf(const SessionPlan& plan, const HostPa
   return files;
 }
 
+// The project's bind becomes its volume; a bind of a path inside it (the
+// read-only .git/config) is bound from the volume's folder on the engine's
+// host, as the session folder's files are.
+void UseProjectVolume(SessionPlan& plan, const std::string& volume, const std::string& on_engine) {
+  const std::string inside = plan.project_dir + "/";
+  for (Mount& m : plan.mounts) {
+    if (m.kind != MountKind::kBind) continue;
+    if (m.source == plan.project_dir) {
+      m.kind = MountKind::kVolume;
+      m.source = volume;
+      m.why += " (copied into a volume: the engine cannot see this folder)";
+    } else if (m.source.rfind(inside, 0) == 0) {
+      m.source = on_engine + "/" + m.source.substr(inside.size());
+      m.options = {"rslave"};
+    }
+  }
+}
+
 }  // namespace
 
 bool WantsNetworkMode(const Engine& engine, const std::function<const char*(const char*)>& getenv) {
@@ -73,11 +91,31 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
   session->up_ = true;
   // The project is bound only when the engine sees it at the same path
   // (CORRAL_PROJECT_SHARED=1: a CI runner's build folder shared with its
-  // Docker-in-Docker service); a local engine always does.
+  // Docker-in-Docker service); a local engine does. Else (or with
+  // CORRAL_PROJECT_SHARED=0) it is copied into a volume of its own, and
+  // back at the end.
   const char* shared = std::getenv("CORRAL_PROJECT_SHARED");
-  bool visible = !engine.remote() || (shared != nullptr && std::string(shared) == "1");
-  auto agent = network_mode::AgentPlan(plan, session->layout_, *volume,
-                                       [visible](const std::string&) { return visible; });
+  bool visible = shared != nullptr && *shared != '\0' ? std::string(shared) == "1"
+                                                       : !engine.remote();
+  std::string project_on_engine;
+  if (!visible) {
+    auto manifest = network_mode::CopyProjectIn(engine, session->layout_, plan.project_dir,
+                                                *image, plan.uid, plan.gid);
+    if (!manifest) return manifest.error().Context("copy the project in");
+    session->manifest_ = std::move(*manifest);
+    auto mountpoint = engine.VolumeMountpoint(session->layout_.project_volume);
+    if (!mountpoint) return mountpoint.error();
+    project_on_engine = *mountpoint;
+    UseProjectVolume(plan, session->layout_.project_volume, project_on_engine);
+  }
+  std::fprintf(stderr, "  %s\n",
+               network_mode::ProjectModeLine(session->layout_, plan.project_dir, !visible)
+                   .c_str());
+  auto agent = network_mode::AgentPlan(
+      plan, session->layout_, *volume, [&](const std::string& source) {
+        return visible || (!project_on_engine.empty() &&
+                           source.rfind(project_on_engine, 0) == 0);
+      });
   if (!agent) return agent.error();
   auto channel =
       network_mode::OracleChannel::Open(engine, session->layout_,
@@ -98,6 +136,21 @@ std::vector<ApiCall> NetworkSession::TearDownCalls(const std::string& session_id
 void NetworkSession::End(SessionRecord& record) {
   channel_.reset();
   if (!up_) return;
+  if (manifest_) {
+    // The box has stopped: its work comes home before anything goes.
+    (void)engine_.Remove(box_);
+    auto report = network_mode::CopyProjectBack(engine_, layout_, *manifest_);
+    if (report) {
+      std::string lines = network_mode::DescribeCopyBack(*report, layout_.session_id);
+      if (!lines.empty()) std::fprintf(stderr, "%s", lines.c_str());
+    } else {
+      std::fprintf(stderr,
+                   "corral: %s; the box's work is kept in volume %s: corral stop %s copies it "
+                   "back\n",
+                   report.error().message.c_str(), layout_.project_volume.c_str(),
+                   layout_.session_id.c_str());
+    }
+  }
   // The proxy's decisions, one JSON line each on the sidecar's stdout.
   if (auto log = engine_.Logs(layout_.sidecar, /*out=*/true, /*err=*/false)) {
     std::istringstream lines(*log);

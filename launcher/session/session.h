@@ -325,6 +325,7 @@ class NetworkSession {
   network_mode::Layout layout_;
   std::string box_;  // the agent's container, by name
   bool up_ = false;
+  std::optional<network_mode::CopyManifest> manifest_;  // the project was copied in
   std::unique_ptr<network_mode::OracleChannel> channel_;
 };
 

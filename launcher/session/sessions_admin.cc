@@ -4,6 +4,7 @@
 
 #include "launcher/engine/engine.h"
 #include "launcher/launcher.h"
+#include "launcher/network_mode/network_mode.h"
 
 namespace corral::launcher {
 namespace {
@@ -25,6 +26,50 @@ std::string Name(const nlohmann::json& c) {
   return !name.empty() && name[0] == '/' ? name.substr(1) : name;
 }
 
+bool IsSessionId(const std::string& id) {
+  return id.size() == 12 && id.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+// The network mode's project volumes still on the engine: each holds a
+// box's work that is not back on this machine yet.
+Result<nlohmann::json> ProjectVolumes(Engine& engine) {
+  return engine.ListVolumes(std::string(network_mode::kLabelPart) + "=" +
+                            network_mode::kProjectPart);
+}
+
+std::string SessionOfVolume(const nlohmann::json& volume) {
+  const auto& labels = volume.value("Labels", nlohmann::json::object());
+  if (!labels.is_object() || !labels.contains(kLabelSession)) return "";
+  return labels[kLabelSession].is_string() ? labels[kLabelSession].get<std::string>() : "";
+}
+
+std::string KeptLine(const nlohmann::json& volume) {
+  std::string id = SessionOfVolume(volume);
+  const auto& labels = volume.value("Labels", nlohmann::json::object());
+  std::string project = labels.is_object() ? labels.value(network_mode::kLabelProject, "") : "";
+  return id + ": the box's work on " + project + " is kept in the volume " +
+         volume.value("Name", "") + "; `corral stop " + id + "` copies it back\n";
+}
+
+// The session's project copied back when its volume is still there (a
+// session killed before or during its copy-back); "" when there is none.
+Result<std::string> CopyBackLeftover(Engine& engine, const std::string& id) {
+  auto volumes = ProjectVolumes(engine);
+  if (!volumes) return volumes.error();
+  bool kept = false;
+  for (const auto& volume : *volumes) kept = kept || SessionOfVolume(volume) == id;
+  auto report = network_mode::ResumeCopyBack(engine, id);
+  if (!report) return report.error().Context("copy session " + id + "'s project back");
+  if (*report) return network_mode::DescribeCopyBack(**report, id);
+  if (!kept) return std::string();
+  // No manifest (removed by hand, or another user's state folder): what is
+  // in the volume cannot be compared, so it is left alone and named.
+  return "corral: the volume " + network_mode::LayoutFor(id).project_volume +
+         " holds session " + id + "'s project, but this machine has no record of what was "
+         "copied in (" + network_mode::ManifestPath(policy::StateDir(), id) +
+         "); it is kept: copy its files out with a container that mounts it\n";
+}
+
 }  // namespace
 
 Result<std::string> ListSessions(const policy::Policy& policy, const std::string& flag) {
@@ -41,24 +86,44 @@ Result<std::string> ListSessions(const policy::Policy& policy, const std::string
                   Label(c, "corral.project").c_str());
     out << line;
   }
+  auto volumes = ProjectVolumes(*engine);
+  if (!volumes) return volumes.error();
+  for (const auto& volume : *volumes) {
+    bool running = false;
+    for (const auto& c : *list) running = running || Label(c, kLabelSession) == SessionOfVolume(volume);
+    if (!running) out << KeptLine(volume);
+  }
   return out.str();
 }
 
-Result<void> StopSession(const policy::Policy& policy, const std::string& flag,
-                         const std::string& id) {
+Result<std::string> StopSession(const policy::Policy& policy, const std::string& flag,
+                                const std::string& id) {
   auto engine = ConnectFor(policy, flag);
   if (!engine) return engine.error();
   auto list = engine->ListByLabel(kLabelSession, /*all=*/true);
   if (!list) return list.error();
+  std::string session;
+  bool found = false;
   for (const auto& c : *list) {
     std::string container = c.value("Id", "");
     if (Label(c, kLabelSession) == id || Name(c) == id ||
         (id.size() >= 6 && container.rfind(id, 0) == 0)) {
-      return engine->Remove(container);
+      if (auto ok = engine->Remove(container); !ok) return ok.error();
+      session = Label(c, kLabelSession);
+      found = true;
+      break;
     }
   }
-  return Error("no corral session " + id + " on " + engine->name() +
-               " (corral ps lists the running ones)");
+  // The box is gone (or was already): its project comes home if a volume holds it.
+  if (session.empty() && IsSessionId(id)) session = id;
+  auto copied = session.empty() ? Result<std::string>(std::string())
+                                : CopyBackLeftover(*engine, session);
+  if (!copied) return copied.error();
+  if (copied->empty() && !found) {
+    return Error("no corral session " + id + " on " + engine->name() +
+                 " (corral ps lists the running ones)");
+  }
+  return *copied;
 }
 
 }  // namespace corral::launcher

@@ -107,8 +107,9 @@ def session_of(record_path):
     return events
 
 
-def prove(label, api, corral, flags, env, work):
-    """The checks of this file against one engine; `flags` name it (--engine ...)."""
+def prove(label, api, corral, flags, env, work, copied=False):
+    """The checks of this file against one engine; `flags` name it (--engine ...).
+    `copied`: the engine cannot see the project, which is copied in and back."""
     work = pathlib.Path(work)
     proj = make_project(work)
     env = dict(env, CORRAL_ENGINE_MODE="network", CORRAL_HOLD_UNKNOWN_FOLDERS="off",
@@ -131,6 +132,11 @@ def prove(label, api, corral, flags, env, work):
             print(f"INFO {label}: {line} (by design in the network mode)")
             continue
         check(line.startswith("PASS "), f"{label}: box: {name}")
+    check(("copied into the volume" in r.stderr) == copied,
+          f"{label}: the start lines say the project is " + ("copied" if copied else "bound"),
+          r.stderr)
+    check((proj / "owned-by-agent").exists(),
+          f"{label}: what the box wrote in the project is on this machine afterwards", r.stderr)
     started = next((e for e in session_of(work / "probe.jsonl")
                     if e.get("event") == "session_started"), {})
     session = started.get("session", "")
@@ -185,17 +191,26 @@ def prove(label, api, corral, flags, env, work):
           api.session_objects(session) if session else "no session")
     os.kill(p.pid, signal.SIGKILL)
     p.wait()
+    # A copied project's volume stays: it may hold the box's only copy of its work.
+    kept = [f"corral-{session}-project"] if copied else []
     gone_after, left = None, None
     t0 = time.monotonic()
     while time.monotonic() - t0 < 60:
         left = api.session_objects(session)
-        if not left:
+        if left == kept:
             gone_after = time.monotonic() - t0
             break
         time.sleep(0.3)
     check(gone_after is not None,
           f"{label}: corral SIGKILLed: the reaper removed the box, the sidecar, the network and "
-          f"the volume ({gone_after or 0:.1f} s)", left)
+          f"the session volume ({gone_after or 0:.1f} s)" +
+          (", and kept the project's volume" if copied else ""), left)
+    if copied:
+        r = subprocess.run([corral, "stop", *flags, session], capture_output=True, text=True,
+                           env=env, timeout=120)
+        check(r.returncode == 0 and api.session_objects(session) == [],
+              f"{label}: corral stop copies the kept volume back and removes it",
+              (r.returncode, r.stdout, r.stderr, api.session_objects(session)))
 
 
 def main():
@@ -208,6 +223,11 @@ def main():
     os.chmod(work, 0o755)
     try:
         prove(engine, Api(url), corral, ["--engine", url], dict(os.environ), work)
+        # The engine cannot see the project: copied in and back.
+        copy_work = pathlib.Path(work) / "copied"
+        copy_work.mkdir()
+        prove(engine + " (project copied)", Api(url), corral, ["--engine", url],
+              dict(os.environ, CORRAL_PROJECT_SHARED="0"), copy_work, copied=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"{RESULTS['pass']} passed, {RESULTS['fail']} failed")
