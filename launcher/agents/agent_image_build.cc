@@ -70,6 +70,13 @@ Result<UniqueFd> ContextTar(const std::vector<ContextFile>& files) {
   return fd;
 }
 
+std::string CacheFolder() {
+  const char* home = std::getenv("HOME");
+  const char* cache_home = std::getenv("XDG_CACHE_HOME");
+  return cache_home && *cache_home ? std::string(cache_home) + "/corral"
+                                   : std::string(home ? home : "/tmp") + "/.cache/corral";
+}
+
 Result<std::string> ReadBytes(const std::string& path, const std::string& what) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error("cannot read " + what + " (" + path + ")");
@@ -180,11 +187,7 @@ Result<std::string> MakeBaseImage(Engine& engine, const std::string& ca_bundle) 
   auto exists = engine.ImageExists(tag);
   if (!exists) return exists.error();
   if (*exists) return tag;
-  const char* home = std::getenv("HOME");
-  const char* cache_home = std::getenv("XDG_CACHE_HOME");
-  std::string cache = cache_home && *cache_home
-                          ? std::string(cache_home) + "/corral"
-                          : std::string(home ? home : "/tmp") + "/.cache/corral";
+  std::string cache = CacheFolder();
   std::string tarball = cache + "/corral-" + id + "-" + codename + ".tar";
   if (!fs::exists(tarball)) {
     if (FindInPath("mmdebstrap").empty()) {
@@ -271,17 +274,41 @@ Result<std::vector<ContextFile>> HostFiles(const std::string& ca_bundle,
                                            const std::string& shell_path) {
   auto ca = ReadBytes(ca_bundle, "the host's CA bundle, which the build trusts");
   if (!ca) return ca.error();
-  auto shim = ReadBytes(shim_path, "corral-shim, which goes into the image");
+  auto shim = ProgramWithoutDebugInfo(shim_path);
   if (!shim) return shim.error();
-  auto shell = ReadBytes(shell_path, "corral-shell, which goes into the image");
+  auto shell = ProgramWithoutDebugInfo(shell_path);
   if (!shell) return shell.error();
-  return std::vector<ContextFile>{
-      {"build-ca.crt", std::move(*ca)},
-      {"corral-shim", WithoutDebugInfo(shim_path, std::move(*shim)), 0755},
-      {"corral-shell", WithoutDebugInfo(shell_path, std::move(*shell)), 0755}};
+  return std::vector<ContextFile>{{"build-ca.crt", std::move(*ca)},
+                                  {"corral-shim", std::move(*shim), 0755},
+                                  {"corral-shell", std::move(*shell), 0755}};
 }
 
 }  // namespace
+
+Result<std::string> ProgramWithoutDebugInfo(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return Error::FromErrno("cannot read " + path);
+  // Kept by the program's size and time: stripping a developer's 30 MB shim
+  // costs more than a session's whole start.
+  std::string name = path.substr(path.rfind('/') + 1);
+  std::string cached = CacheFolder() + "/stripped/" + name + "-" +
+                       ShortHash(path + " " + std::to_string(st.st_size) + " " +
+                                 std::to_string(st.st_mtim.tv_sec) + "." +
+                                 std::to_string(st.st_mtim.tv_nsec));
+  if (auto bytes = ReadBytes(cached, name); bytes && !bytes->empty()) return bytes;
+  auto bytes = ReadBytes(path, name);
+  if (!bytes) return bytes.error();
+  std::string stripped = WithoutDebugInfo(path, std::move(*bytes));
+  std::error_code ec;
+  fs::create_directories(CacheFolder() + "/stripped", ec);
+  std::string temp = cached + ".tmp" + std::to_string(::getpid());
+  if (std::ofstream out(temp, std::ios::binary); out.write(stripped.data(), stripped.size())) {
+    out.close();
+    fs::rename(temp, cached, ec);
+  }
+  fs::remove(temp, ec);
+  return stripped;
+}
 
 BaseImagePlan PlanBaseImage(Engine& engine) {
   auto [id, codename] = HostRelease();

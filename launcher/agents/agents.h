@@ -135,6 +135,11 @@ Result<std::string> EnsureCorralImage(Engine& engine, const std::string& version
                                       const std::string& corral_path, const std::string& ca_bundle,
                                       const std::string& shim_path, const std::string& shell_path);
 
+// The program's bytes without debug information (strip --strip-debug, when
+// binutils is there), kept in corral's cache folder by the program's size
+// and time, so only the first use after a build pays for it.
+Result<std::string> ProgramWithoutDebugInfo(const std::string& path);
+
 // Where an agent image's first build gets its Debian base: on the engine
 // already, or made with mmdebstrap (a registry is tried first, which only
 // the build itself can tell). `ready` is false when neither can be had here,

@@ -4,27 +4,24 @@
 
 #include <time.h>
 
+#include <future>
+
 namespace corral::launcher::network_mode {
 namespace {
 
-Result<void> FillSessionVolume(Engine& engine, const Layout& layout, const SessionFiles& files,
-                               const std::string& image) {
+// The sidecar is made first and the session's files are put into the volume
+// through it before it starts (it has the volume at /run/corral), so no
+// container is made only to fill the volume.
+Result<void> StartSidecar(Engine& engine, const SessionPlan& plan, const Layout& layout,
+                          const SessionFiles& files, const std::string& image) {
   auto tar = SessionVolumeTar(files, ::time(nullptr));
   if (!tar) return Error("the session's files do not fit a tar header");
-  auto filler = engine.CreateContainer(FillerBody(layout, image), layout.filler,
-                                       "make the container that fills the session volume");
-  if (!filler) return filler.error();
-  auto put = engine.PutArchive(*filler, kSessionMountPoint, *tar);
-  (void)engine.Remove(*filler);
-  if (!put) return put.error().Context("fill the session volume");
-  return Ok();
-}
-
-Result<void> StartSidecar(Engine& engine, const SessionPlan& plan, const Layout& layout,
-                          const std::string& image) {
   auto sidecar = engine.CreateContainer(SidecarBody(plan, layout, image), layout.sidecar,
                                         "make the proxy sidecar");
   if (!sidecar) return sidecar.error();
+  if (auto put = engine.PutArchive(*sidecar, kSessionMountPoint, *tar); !put) {
+    return put.error().Context("fill the session volume");
+  }
   if (auto ok = engine.Start(*sidecar); !ok) return ok.error().Context("start the proxy sidecar");
   return Ok();
 }
@@ -35,10 +32,9 @@ Result<std::string> Steps(Engine& engine, const SessionPlan& plan, const Layout&
     return ok.error();
   }
   if (auto ok = engine.CreateVolume(layout.session_volume, layout.labels); !ok) return ok.error();
-  if (auto ok = FillSessionVolume(engine, layout, files, image); !ok) return ok.error();
   auto mountpoint = engine.VolumeMountpoint(layout.session_volume);
   if (!mountpoint) return mountpoint.error();
-  if (auto ok = StartSidecar(engine, plan, layout, image); !ok) return ok.error();
+  if (auto ok = StartSidecar(engine, plan, layout, files, image); !ok) return ok.error();
   return *mountpoint;
 }
 
@@ -55,15 +51,23 @@ Result<std::string> BringUp(Engine& engine, const SessionPlan& plan, const Layou
 }
 
 Result<void> TearDown(Engine& engine, const Layout& layout) {
+  // The containers at once, then what they used at once: each removal is a
+  // request of its own, and the engine does them side by side.
+  auto containers = {layout.sidecar, layout.copier};
+  std::vector<std::future<Result<void>>> removals;
+  for (const std::string& name : containers) {
+    removals.push_back(std::async(std::launch::async, [&engine, name] { return engine.Remove(name); }));
+  }
   Result<void> first = Ok();
   auto keep = [&](Result<void> step) {
     if (!step && first) first = std::move(step);
   };
-  keep(engine.Remove(layout.sidecar));
-  keep(engine.Remove(layout.filler));
-  keep(engine.Remove(layout.copier));  // the project volume stays: only a copy-back removes it
-  keep(engine.RemoveNetwork(layout.network));
+  for (auto& removal : removals) keep(removal.get());
+  // The project volume stays: only a copy-back removes it.
+  auto network = std::async(std::launch::async,
+                            [&] { return engine.RemoveNetwork(layout.network); });
   keep(engine.RemoveVolume(layout.session_volume));
+  keep(network.get());
   return first;
 }
 
@@ -73,7 +77,7 @@ std::vector<ApiCall> TearDownCalls(const Layout& layout) {
   };
   // Not the project volume: after a kill it holds the box's work until
   // `corral stop` copies it back.
-  return {remove(layout.sidecar), remove(layout.filler), remove(layout.copier),
+  return {remove(layout.sidecar), remove(layout.copier),
           RemoveNetworkCall(layout.network), RemoveVolumeCall(layout.session_volume)};
 }
 

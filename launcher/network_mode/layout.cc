@@ -17,7 +17,6 @@ Layout LayoutFor(const std::string& session_id) {
           base + "-network",
           base + "-session",
           base + "-proxy",
-          base + "-filler",
           {{kLabelSession, session_id}},
           base + "-project",
           base + "-copier"};

@@ -44,7 +44,6 @@ struct Layout {
   std::string network;                        // the sidecar's way out; the agent has none
   std::string session_volume;                 // what the session folder holds on a local engine
   std::string sidecar;                        // the proxy's container
-  std::string filler;                         // a container never started, to PUT the files into
   std::map<std::string, std::string> labels;  // corral.session=ID
   // The project copied in and back (project_copy.cc), when the engine cannot see it.
   std::string project_volume;                 // kept until copied back: TearDown leaves it
@@ -70,8 +69,9 @@ inline constexpr const char* kCaFile = "ca.crt";
 // Root's and read-only, except relay/. nullopt when a header cannot hold it.
 std::optional<std::string> SessionVolumeTar(const SessionFiles& files, std::int64_t mtime);
 
-// The filler: the session volume at /run/corral in a container that is
-// created from `image` and never started; the tar is PUT at /run/corral.
+// A container created from `image` and never started, with the session
+// volume at /run/corral, to PUT or GET files through (the copier's body
+// starts from it).
 nlohmann::json FillerBody(const Layout& layout, const std::string& image);
 // The sidecar: `corral proxy` with the session's list on relay/proxy.sock,
 // from the corral image, on the session's network, locked down as a box.
@@ -94,13 +94,15 @@ using Visible = std::function<bool(const std::string& host_path)>;
 Result<SessionPlan> AgentPlan(const SessionPlan& plan, const Layout& layout,
                               const std::string& volume_on_engine, const Visible& visible);
 
-// Makes the network, the session volume (filled) and the sidecar, started.
+// Makes the network, the session volume and the sidecar; the session's
+// files are PUT into the volume through the sidecar before it starts.
 // Returns the volume's folder on the engine's host (its Mountpoint).
 // On an error what was made is removed again.
 Result<std::string> BringUp(Engine& engine, const SessionPlan& plan, const Layout& layout,
                             const SessionFiles& files, const std::string& corral_image);
-// Removes the sidecar, the filler, the networks and the volume, each step
-// whatever the others did; the first error, with the rest still tried.
+// Removes the sidecar, the copier, the network and the session volume, each
+// step whatever the others did (side by side); the first error, with the
+// rest still tried. Never the project's volume.
 Result<void> TearDown(Engine& engine, const Layout& layout);
 // The same as API calls (containers first), for the reaper, which runs
 // after corral is gone and can only send requests.

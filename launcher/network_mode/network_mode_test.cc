@@ -14,7 +14,6 @@ TEST(Layout, EveryObjectIsNamedAndLabelledWithTheSession) {
   EXPECT_EQ(layout.network, "corral-0123456789ab-network");
   EXPECT_EQ(layout.session_volume, "corral-0123456789ab-session");
   EXPECT_EQ(layout.sidecar, "corral-0123456789ab-proxy");
-  EXPECT_EQ(layout.filler, "corral-0123456789ab-filler");
   EXPECT_EQ(layout.labels, (std::map<std::string, std::string>{{kLabelSession, "0123456789ab"}}));
 }
 
@@ -176,7 +175,6 @@ TEST(TearDownCalls, ContainersBeforeTheirNetworksAndVolume) {
   }
   EXPECT_EQ(paths,
             (std::vector<std::string>{"/containers/corral-0123456789ab-proxy?force=true&v=false",
-                                      "/containers/corral-0123456789ab-filler?force=true&v=false",
                                       "/containers/corral-0123456789ab-copier?force=true&v=false",
                                       "/networks/corral-0123456789ab-network",
                                       "/volumes/corral-0123456789ab-session?force=true"}));

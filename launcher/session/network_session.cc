@@ -4,6 +4,7 @@
 // that corral holds to the engine. Everything else is the local session's.
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <fstream>
 #include <sstream>
 
@@ -30,9 +31,9 @@ std::optional<std::string> ReadIfThere(const std::string& path) {
 
 Result<network_mode::SessionFiles> FilesOf(const SessionPlan& plan, const HostPaths& host) {
   network_mode::SessionFiles files;
-  auto shim = ReadWhole(host.shim);
+  auto shim = ProgramWithoutDebugInfo(host.shim);
   if (!shim) return shim.error();
-  auto shell = ReadWhole(host.shell);
+  auto shell = ProgramWithoutDebugInfo(host.shell);
   if (!shell) return shell.error();
   auto seccomp = ReadWhole(plan.seccomp_path);
   if (!seccomp) return seccomp.error();
@@ -86,23 +87,32 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
   if (!image) return image.error().Context("the proxy sidecar's image");
   auto files = FilesOf(plan, host);
   if (!files) return files.error();
-  auto volume = network_mode::BringUp(engine, plan, session->layout_, *files, *image);
-  if (!volume) return volume.error();
-  session->up_ = true;
   // The project is bound only when the engine sees it at the same path
   // (CORRAL_PROJECT_SHARED=1: a CI runner's build folder shared with its
   // Docker-in-Docker service); a local engine does. Else (or with
   // CORRAL_PROJECT_SHARED=0) it is copied into a volume of its own, and
-  // back at the end.
+  // back at the end: while the sidecar starts, on a thread of its own.
   const char* shared = std::getenv("CORRAL_PROJECT_SHARED");
   bool visible = shared != nullptr && *shared != '\0' ? std::string(shared) == "1"
                                                        : !engine.remote();
-  std::string project_on_engine;
+  std::future<Result<network_mode::CopyManifest>> copied;
   if (!visible) {
-    auto manifest = network_mode::CopyProjectIn(engine, session->layout_, plan.project_dir,
-                                                *image, plan.uid, plan.gid);
+    copied = std::async(std::launch::async, [&engine, &plan, layout = session->layout_,
+                                             image = *image] {
+      return network_mode::CopyProjectIn(engine, layout, plan.project_dir, image, plan.uid,
+                                         plan.gid);
+    });
+  }
+  auto volume = network_mode::BringUp(engine, plan, session->layout_, *files, *image);
+  session->up_ = static_cast<bool>(volume);  // from here the destructor tears down
+  if (copied.valid()) {
+    auto manifest = copied.get();
     if (!manifest) return manifest.error().Context("copy the project in");
     session->manifest_ = std::move(*manifest);
+  }
+  if (!volume) return volume.error();
+  std::string project_on_engine;
+  if (!visible) {
     auto mountpoint = engine.VolumeMountpoint(session->layout_.project_volume);
     if (!mountpoint) return mountpoint.error();
     project_on_engine = *mountpoint;
@@ -136,7 +146,22 @@ std::vector<ApiCall> NetworkSession::TearDownCalls(const std::string& session_id
 void NetworkSession::End(SessionRecord& record) {
   channel_.reset();
   if (!up_) return;
-  if (manifest_) {
+  CopyBack();
+  // The proxy's decisions, one JSON line each on the sidecar's stdout.
+  if (auto log = engine_.Logs(layout_.sidecar, /*out=*/true, /*err=*/false)) {
+    std::istringstream lines(*log);
+    for (std::string line; std::getline(lines, line);) {
+      if (!line.empty() && line.front() == '{') record.Network(line);
+    }
+  } else {
+    std::fprintf(stderr, "corral: %s (the record lacks the proxy's decisions)\n",
+                 log.error().message.c_str());
+  }
+}
+
+void NetworkSession::CopyBack() {
+  if (manifest_ && !copied_back_) {
+    copied_back_ = true;
     // The box has stopped: its work comes home before anything goes.
     (void)engine_.Remove(box_);
     auto report = network_mode::CopyProjectBack(engine_, layout_, *manifest_);
@@ -151,20 +176,11 @@ void NetworkSession::End(SessionRecord& record) {
                    layout_.session_id.c_str());
     }
   }
-  // The proxy's decisions, one JSON line each on the sidecar's stdout.
-  if (auto log = engine_.Logs(layout_.sidecar, /*out=*/true, /*err=*/false)) {
-    std::istringstream lines(*log);
-    for (std::string line; std::getline(lines, line);) {
-      if (!line.empty() && line.front() == '{') record.Network(line);
-    }
-  } else {
-    std::fprintf(stderr, "corral: %s (the record lacks the proxy's decisions)\n",
-                 log.error().message.c_str());
-  }
 }
 
 NetworkSession::~NetworkSession() {
   channel_.reset();
+  CopyBack();  // a session that ended before its box: nothing changed, the volume goes
   if (!up_) return;
   // The box first: the session volume cannot go while a container has it.
   Result<void> ok = engine_.Remove(box_);

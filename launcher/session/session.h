@@ -326,6 +326,8 @@ class NetworkSession {
   std::string box_;  // the agent's container, by name
   bool up_ = false;
   std::optional<network_mode::CopyManifest> manifest_;  // the project was copied in
+  bool copied_back_ = false;
+  void CopyBack();  // once: the box's changes to the project, home
   std::unique_ptr<network_mode::OracleChannel> channel_;
 };
 

@@ -34,7 +34,7 @@ import http.server
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import started  # noqa: E402
 
-CORRAL, SHIM = sys.argv[1:3]
+CORRAL = SHIM = ""  # set by main's caller (bench/launch_network imports the helpers)
 STATE = pathlib.Path("/var/lib/corral-test/remote")
 RUN = pathlib.Path("/run/corral-test")
 failed = 0
@@ -405,4 +405,6 @@ def main():
     sys.exit(1 if failed else 0)
 
 
-main()
+if __name__ == "__main__":
+    CORRAL, SHIM = sys.argv[1:3]
+    main()
