@@ -146,7 +146,9 @@ std::vector<ApiCall> NetworkSession::TearDownCalls(const std::string& session_id
 void NetworkSession::End(SessionRecord& record) {
   channel_.reset();
   if (!up_) return;
-  CopyBack();
+  // The box's work comes home while the proxy's log is read and the
+  // sidecar, the network and the session volume go: they are independent.
+  auto copy_back = std::async(std::launch::async, [this] { CopyBack(); });
   // The proxy's decisions, one JSON line each on the sidecar's stdout.
   if (auto log = engine_.Logs(layout_.sidecar, /*out=*/true, /*err=*/false)) {
     std::istringstream lines(*log);
@@ -156,6 +158,20 @@ void NetworkSession::End(SessionRecord& record) {
   } else {
     std::fprintf(stderr, "corral: %s (the record lacks the proxy's decisions)\n",
                  log.error().message.c_str());
+  }
+  TearDown();
+  copy_back.get();
+}
+
+void NetworkSession::TearDown() {
+  if (!up_ || torn_down_) return;
+  torn_down_ = true;
+  // The box first: the session volume cannot go while a container has it.
+  Result<void> ok = engine_.Remove(box_);
+  if (ok) ok = network_mode::TearDown(engine_, layout_);
+  if (!ok) {
+    std::fprintf(stderr, "corral: %s (remove it with: corral stop %s)\n",
+                 ok.error().message.c_str(), layout_.session_id.c_str());
   }
 }
 
@@ -181,14 +197,7 @@ void NetworkSession::CopyBack() {
 NetworkSession::~NetworkSession() {
   channel_.reset();
   CopyBack();  // a session that ended before its box: nothing changed, the volume goes
-  if (!up_) return;
-  // The box first: the session volume cannot go while a container has it.
-  Result<void> ok = engine_.Remove(box_);
-  if (ok) ok = network_mode::TearDown(engine_, layout_);
-  if (!ok) {
-    std::fprintf(stderr, "corral: %s (remove it with: corral stop %s)\n",
-                 ok.error().message.c_str(), layout_.session_id.c_str());
-  }
+  TearDown();
 }
 
 }  // namespace corral::launcher

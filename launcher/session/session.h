@@ -326,8 +326,9 @@ class NetworkSession {
   std::string box_;  // the agent's container, by name
   bool up_ = false;
   std::optional<network_mode::CopyManifest> manifest_;  // the project was copied in
-  bool copied_back_ = false;
+  bool copied_back_ = false, torn_down_ = false;
   void CopyBack();  // once: the box's changes to the project, home
+  void TearDown();  // once: the box, the sidecar, the network, the session volume
   std::unique_ptr<network_mode::OracleChannel> channel_;
 };
 
