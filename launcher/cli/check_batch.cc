@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "launcher/cli/cli.h"
 
@@ -145,6 +146,49 @@ void AppendError(std::string& out, std::size_t number) {
   out += ": expected a JSON object like {\\\"command\\\": \\\"...\\\"}\"}\n";
 }
 
+// Verdict lines already written, by command text. The matcher reads nothing
+// but the text and the list, so a command seen before gets the same bytes
+// again; histories repeat themselves (git status, npm test), and for such a
+// line a lookup replaces a parse. A text is kept the second time it is seen
+// (the first only leaves its hash), in a fixed table, one line per slot, the
+// newer replacing the older: a stream of lines that never repeat pays a hash
+// and a store for it, and nothing is rehashed or grows.
+class VerdictMemo {
+ public:
+  VerdictMemo() : seen_(kSlots) {}
+
+  // The kept verdict for `command` (its hash in `hash`), or null.
+  const std::string* Find(std::string_view command, std::size_t& hash) const {
+    hash = std::hash<std::string_view>{}(command);
+    if (slots_.empty()) return nullptr;
+    const Slot& slot = slots_[hash & (kSlots - 1)];
+    return slot.hash == hash && slot.command == command ? &slot.line : nullptr;
+  }
+  void Keep(std::string_view command, std::size_t hash, std::string_view line) {
+    std::size_t& seen = seen_[hash & (kSlots - 1)];
+    if (seen != hash) {  // the first time: remember only that it came
+      seen = hash;
+      return;
+    }
+    if (command.size() > kMaxCommand) return;
+    if (slots_.empty()) slots_.resize(kSlots);
+    Slot& slot = slots_[hash & (kSlots - 1)];
+    slot.hash = hash;
+    slot.command.assign(command);
+    slot.line.assign(line);
+  }
+
+ private:
+  static constexpr std::size_t kSlots = 4096;  // a power of two
+  static constexpr std::size_t kMaxCommand = 4096;
+  struct Slot {
+    std::size_t hash = 0;
+    std::string command, line;
+  };
+  std::vector<std::size_t> seen_;
+  std::vector<Slot> slots_;
+};
+
 // Writes all of `out` to stdout and empties it. After a failed write the
 // rest is dropped, as std::cout did (a closed pipe ends the process first).
 void Flush(std::string& out, bool& broken) {
@@ -159,6 +203,7 @@ int RunCheckBatch(int fd, const policy::Matcher& matcher, const policy::Policy& 
   out.reserve(kWriteBlock + 4096);
   std::size_t start = 0, number = 0;
   bool at_end = false, broken = false;
+  VerdictMemo memo;
   auto decide = [&](std::string_view line) {
     ++number;
     const std::string* text = &command;
@@ -171,8 +216,15 @@ int RunCheckBatch(int fd, const policy::Matcher& matcher, const policy::Policy& 
       }
       text = &parsed["command"].get_ref<const std::string&>();
     }
+    std::size_t hash = 0;
+    if (const std::string* seen = memo.Find(*text, hash)) {
+      out += *seen;
+      return;
+    }
+    std::size_t start_of_line = out.size();
     auto match = matcher.Check(*text);
     AppendVerdict(out, match, policy::DecideUnattended(match, policy, matcher.empty()));
+    memo.Keep(*text, hash, std::string_view(out).substr(start_of_line));
   };
   while (!at_end) {
     // Before a read that may wait, the verdicts so far go out: a caller that
