@@ -50,7 +50,7 @@ static int exchange(int fd, const char* request, size_t len, struct deadline* de
     request += n;
     len -= (size_t)n;
   }
-  char chunk[4096];
+  char chunk[1024]; /* a reply is one short line */
   while (wait_for(fd, POLLIN, deadline)) {
     ssize_t n = recv(fd, chunk, sizeof chunk, 0);
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;

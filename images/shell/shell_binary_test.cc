@@ -158,6 +158,17 @@ TEST_F(ShellBinaryTest, WithoutTheHostOnlyTheListIsRefused) {
   EXPECT_NE(garbled.err.find("could not be asked"), std::string::npos) << garbled.err;
 }
 
+// Longer than the room the front keeps for the usual question.
+TEST_F(ShellBinaryTest, ALongCommandIsAskedWhole) {
+  oracle_.Serve(kAllow);
+  std::string command = "echo " + std::string(5000, 'x') + " >/dev/null; echo done";
+  Outcome run = Run("\"$BIN/bash\" -c \"" + command + "\"");
+  oracle_.Join();
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(run.out, "done\n");
+  EXPECT_EQ(Asked(), command);
+}
+
 // The real shell is never the front itself, however the front was started:
 // it knows its own file by the path it was started by (or /proc/self/exe).
 TEST_F(ShellBinaryTest, TheRealShellIsNeverTheFrontItself) {
