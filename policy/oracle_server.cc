@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 
+#include "policy/oracle_request.h"
 #include "policy/oracle_state.h"
 
 namespace corral::policy {
@@ -60,10 +61,14 @@ bool ReadLine(int fd, std::string& line) {
 // set on the socket for it (no timeouts: the wait is this poll's).
 constexpr int kQuickMs = 2;
 bool ReadQuickLine(int fd, std::string& line) {
-  pollfd ready{fd, POLLIN, 0};
-  if (::poll(&ready, 1, kQuickMs) != 1) return false;
   char buffer[16384];
+  // Usually the request is there by the time this thread runs: no poll then.
   ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
+  if (n < 0 && errno == EAGAIN) {
+    pollfd ready{fd, POLLIN, 0};
+    if (::poll(&ready, 1, kQuickMs) != 1) return false;
+    n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
+  }
   if (n <= 0) return false;
   line.assign(buffer, static_cast<std::size_t>(n));
   auto newline = line.find('\n');
@@ -184,15 +189,14 @@ class OracleServer : public Oracle {
       GoSlow(fd, slow);
       if (!ReadLine(fd, line)) return;  // the shim treats silence as "host not reachable"
     }
-    auto request = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (request.is_object() && request.contains("ask") && request["ask"] == "watching") {
+    OracleRequest request = ReadOracleRequest(line);
+    if (request.kind == OracleRequest::Kind::kWatching) {
       // The shim's exec check: it lets execs pass while somebody watches.
       bool watching = Watching(fd, slow);
       Answer(fd, nlohmann::json({{"v", 1}, {"watching", watching}}).dump() + "\n", slow);
       return;
     }
-    if (!request.is_object() || request.value("v", 0) != 1 || !request.contains("command") ||
-        !request["command"].is_string()) {
+    if (request.kind != OracleRequest::Kind::kCommand) {
       ++refused_;
       Answer(fd, Reply(Decision::kDeny,
                          "corral blocked this: the shim sent a request the host could not read "
@@ -200,7 +204,7 @@ class OracleServer : public Oracle {
              slow);
       return;
     }
-    const std::string& command = request["command"].get_ref<const std::string&>();
+    const std::string& command = request.command;
     auto state = state_->Current();
     bool asked = false, watching = false;
     auto ask_watching = [&] {
@@ -215,9 +219,9 @@ class OracleServer : public Oracle {
     Record(request, answer, asked, watching);
   }
 
-  void Record(const nlohmann::json& request, const OracleAnswer& answer, bool asked,
+  void Record(const OracleRequest& request, const OracleAnswer& answer, bool asked,
               bool watching) {
-    const std::string& command = request["command"].get_ref<const std::string&>();
+    const std::string& command = request.command;
     bool refused = answer.decision == Decision::kDeny;
     bool away = refused && asked && !watching;
     std::string time = options_.record || away ? UtcTime() : "";  // read only when written
@@ -232,9 +236,9 @@ class OracleServer : public Oracle {
           {"event", "command"},
           {"time", time},
           {"session", options_.session},
-          {"shell", request.value("shell", "")},
-          {"program", request.contains("program") ? request["program"] : nlohmann::json(nullptr)},
-          {"cwd", request.value("cwd", "")},
+          {"shell", request.shell},
+          {"program", request.program},
+          {"cwd", request.cwd},
           {"command", command.size() > kMaxLoggedCommand
                           ? command.substr(0, kMaxLoggedCommand) + "…"
                           : command},

@@ -19,14 +19,6 @@ namespace {
 constexpr std::size_t kReadBlock = 64 * 1024;
 constexpr std::size_t kWriteBlock = 64 * 1024;
 
-bool IsJsonSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-// A byte that stands for itself inside a JSON string, read or written.
-bool IsPlainAscii(char c) {
-  auto byte = static_cast<unsigned char>(c);
-  return byte >= 0x20 && byte < 0x80 && c != '"' && c != '\\';
-}
-
 // The command of a line shaped {"command": "..."} whose string is ASCII with
 // no \u escape; false for anything else (the caller asks nlohmann::json then,
 // so every error and every other shape reads as before).
@@ -47,30 +39,7 @@ bool ReadCommandLine(std::string_view line, std::string& command) {
   skip_space();
   if (!take(":")) return false;
   skip_space();
-  if (!take("\"")) return false;
-  command.clear();
-  for (;;) {
-    std::size_t run = i;
-    while (run < line.size() && IsPlainAscii(line[run])) ++run;
-    command.append(line, i, run - i);
-    i = run;
-    if (i >= line.size()) return false;
-    char c = line[i++];
-    if (c == '"') break;
-    if (c != '\\') return false;  // a control character (an error), or UTF-8 to validate
-    if (i >= line.size()) return false;
-    switch (line[i++]) {
-      case '"': command.push_back('"'); break;
-      case '\\': command.push_back('\\'); break;
-      case '/': command.push_back('/'); break;
-      case 'b': command.push_back('\b'); break;
-      case 'f': command.push_back('\f'); break;
-      case 'n': command.push_back('\n'); break;
-      case 'r': command.push_back('\r'); break;
-      case 't': command.push_back('\t'); break;
-      default: return false;  // \u, or an error
-    }
-  }
+  if (!ReadPlainJsonString(line, i, command)) return false;
   skip_space();
   if (!take("}")) return false;
   skip_space();
@@ -85,7 +54,7 @@ void AppendJsonString(std::string& out, std::string_view text) {
   out.push_back('"');
   for (std::size_t i = 0; i < text.size();) {
     std::size_t run = i;
-    while (run < text.size() && IsPlainAscii(text[run])) ++run;
+    while (run < text.size() && IsPlainJsonByte(text[run])) ++run;
     out.append(text, i, run - i);
     if (run == text.size()) break;
     unsigned char c = static_cast<unsigned char>(text[run]);
