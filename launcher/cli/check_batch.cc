@@ -6,6 +6,7 @@
 // which stays the reference: the output is the same bytes either way.
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <string>
 #include <string_view>
@@ -119,8 +120,8 @@ void AppendError(std::string& out, std::size_t number) {
 // but the text and the list, so a command seen before gets the same bytes
 // again; histories repeat themselves (git status, npm test), and for such a
 // line a lookup replaces a parse. A text is kept the second time it is seen
-// (the first only leaves its hash), in a fixed table, one line per slot, the
-// newer replacing the older: a stream of lines that never repeat pays a hash
+// (the first only leaves its hash), in a fixed table, each text in one of two
+// slots, the newer replacing the older: a stream of lines that never repeat pays a hash
 // and a store for it, and nothing is rehashed or grows.
 class VerdictMemo {
  public:
@@ -130,30 +131,39 @@ class VerdictMemo {
   const std::string* Find(std::string_view command, std::size_t& hash) const {
     hash = std::hash<std::string_view>{}(command);
     if (slots_.empty()) return nullptr;
-    const Slot& slot = slots_[hash & (kSlots - 1)];
-    return slot.hash == hash && slot.command == command ? &slot.line : nullptr;
+    for (std::size_t at : Places(hash)) {
+      const Slot& slot = slots_[at];
+      if (slot.hash == hash && slot.command == command) return &slot.line;
+    }
+    return nullptr;
   }
   void Keep(std::string_view command, std::size_t hash, std::string_view line) {
-    std::size_t& seen = seen_[hash & (kSlots - 1)];
-    if (seen != hash) {  // the first time: remember only that it came
-      seen = hash;
+    auto [first, second] = Places(hash);
+    if (seen_[first] != hash && seen_[second] != hash) {  // the first time: only its hash
+      seen_[seen_[first] == 0 ? first : second] = hash;
       return;
     }
     if (command.size() > kMaxCommand) return;
     if (slots_.empty()) slots_.resize(kSlots);
-    Slot& slot = slots_[hash & (kSlots - 1)];
+    Slot& slot = slots_[first].hash == 0 || slots_[first].hash == hash ? slots_[first]
+                                                                        : slots_[second];
     slot.hash = hash;
     slot.command.assign(command);
     slot.line.assign(line);
   }
 
  private:
-  static constexpr std::size_t kSlots = 4096;  // a power of two
+  static constexpr std::size_t kSlots = 8192;  // a power of two
   static constexpr std::size_t kMaxCommand = 4096;
   struct Slot {
     std::size_t hash = 0;
     std::string command, line;
   };
+  // Two places a text may sit, from two parts of its hash, so that two
+  // texts that share one place do not keep pushing each other out.
+  static std::array<std::size_t, 2> Places(std::size_t hash) {
+    return {hash & (kSlots - 1), (hash >> 32) & (kSlots - 1)};
+  }
   std::vector<std::size_t> seen_;
   std::vector<Slot> slots_;
 };
