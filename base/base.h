@@ -3,6 +3,7 @@
 // The one public header of base/; every other folder may include it.
 #pragma once
 
+#include "base/json_text.h"
 #include "base/log.h"
 #include "base/result.h"
 #include "base/strings.h"

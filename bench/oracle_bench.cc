@@ -88,13 +88,35 @@ double Percentile(std::vector<double> v, double p) {
   return v[static_cast<std::size_t>(p * (v.size() - 1))];
 }
 
+double Mean(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return v.empty() ? 0 : sum / v.size();
+}
+
 struct Cost {
   double wall_us = 0;
   double cpu_us = 0;  // the child's user+system time, plus this process's (the oracle's)
+  double oracle_us = 0;  // this process's part of cpu_us
+  double workers_us = 0;  // of it, the oracle's worker threads (not the spawning)
 };
 
 double CpuUs(const rusage& r) {
   return (r.ru_utime.tv_sec + r.ru_stime.tv_sec) * 1e6 + r.ru_utime.tv_usec + r.ru_stime.tv_usec;
+}
+
+// CPU time of this process's threads other than the calling one (the
+// oracle's workers), from /proc/self/task/*/schedstat (nanoseconds).
+double OtherThreadsCpuUs() {
+  std::string self = std::to_string(::gettid());
+  double total_ns = 0;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    if (task.path().filename() == self) continue;
+    std::ifstream in(task.path() / "schedstat");
+    double ns = 0;
+    if (in >> ns) total_ns += ns;
+  }
+  return total_ns / 1000;
 }
 
 Cost RunOnce(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
@@ -104,6 +126,7 @@ Cost RunOnce(const std::vector<std::string>& argv, const std::vector<std::string
   for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
   rusage self_before{}, self_after{}, child{};
+  double workers_before = OtherThreadsCpuUs();
   ::getrusage(RUSAGE_SELF, &self_before);
   auto start = Clock::now();
   // posix_spawn (vfork-like) rather than fork: after a fork, every page this
@@ -120,7 +143,9 @@ Cost RunOnce(const std::vector<std::string>& argv, const std::vector<std::string
   Cost cost;
   cost.wall_us = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
   ::getrusage(RUSAGE_SELF, &self_after);
-  cost.cpu_us = CpuUs(child) + CpuUs(self_after) - CpuUs(self_before);
+  cost.oracle_us = CpuUs(self_after) - CpuUs(self_before);
+  cost.workers_us = OtherThreadsCpuUs() - workers_before;
+  cost.cpu_us = CpuUs(child) + cost.oracle_us;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::fprintf(stderr, "oracle_bench: %s failed (status %d)\n", argv[0].c_str(), status);
     std::exit(1);
@@ -146,6 +171,7 @@ int main(int argc, char** argv) {
   options.socket_path = dir + "/oracle.sock";
   options.policy_source.config_path = dir + "/config.yaml";
   options.deny_list_copy = dir + "/deny-list";
+  if (const char* workers = std::getenv("ORACLE_BENCH_WORKERS")) options.workers = std::atoi(workers);
   options.watching = [] { return false; };
   auto oracle = corral::policy::Oracle::Start(options);
   if (!oracle) {
@@ -153,9 +179,23 @@ int main(int argc, char** argv) {
     return 1;
   }
 
+  // ORACLE_BENCH_SERVE=SECONDS: only serve that long, for profiling a shell
+  // front by hand (perf, strace) against this oracle.
+  if (const char* serve = std::getenv("ORACLE_BENCH_SERVE")) {
+    std::printf("CORRAL_ORACLE_SOCKET=%s\n", options.socket_path.c_str());
+    std::fflush(stdout);
+    std::this_thread::sleep_for(std::chrono::seconds(std::atoi(serve)));
+    (*oracle)->Stop();
+    std::filesystem::remove_all(dir);
+    return 0;
+  }
+
+  // ORACLE_BENCH_SHELL_ONLY=1: only the shell front (quicker A/B runs).
+  const bool shell_only = std::getenv("ORACLE_BENCH_SHELL_ONLY") != nullptr;
+
   // Round trip.
   std::vector<double> rtt;
-  for (int i = 0; i < 20000; ++i) {
+  for (int i = 0; i < (shell_only ? 0 : 20000); ++i) {
     const Query& q = Queries()[i % Queries().size()];
     auto start = Clock::now();
     int got = Ask(options.socket_path, q.command);
@@ -167,7 +207,7 @@ int main(int argc, char** argv) {
   }
 
   // Throughput, 8 clients.
-  constexpr int kClients = 8, kTotal = 100000;
+  const int kClients = 8, kTotal = shell_only ? 0 : 100000;
   std::atomic<int> errors{0};
   auto start = Clock::now();
   std::vector<std::thread> clients;
@@ -191,7 +231,8 @@ int main(int argc, char** argv) {
                                   "CORRAL_ORACLE_SOCKET=" + options.socket_path,
                                   "CORRAL_DENY_LIST_FILE=" + options.deny_list_copy};
   const std::vector<std::string> programs = {"/bin/bash", dir + "/bin/bash", dir + "/floor/bash"};
-  std::vector<std::vector<double>> wall(programs.size()), cpu(programs.size());
+  std::vector<std::vector<double>> wall(programs.size()), cpu(programs.size()),
+      oracle_cpu(programs.size()), workers_cpu(programs.size());
   for (int i = 0; i < 20; ++i) {
     for (const auto& program : programs) RunOnce({program, "-c", "true"}, env);  // warm up
   }
@@ -200,17 +241,21 @@ int main(int argc, char** argv) {
       Cost cost = RunOnce({programs[p], "-c", "true"}, env);
       wall[p].push_back(cost.wall_us);
       cpu[p].push_back(cost.cpu_us);
+      oracle_cpu[p].push_back(cost.oracle_us);
+      workers_cpu[p].push_back(cost.workers_us);
     }
   }
   (*oracle)->Stop();
   std::filesystem::remove_all(dir);
 
-  std::printf("oracle round trip (1 client, 20000 requests, connect+ask+answer)\n");
-  std::printf("  p50 %.1f us   p99 %.1f us   (target p99 < 200 us)\n", Percentile(rtt, 0.5),
-              Percentile(rtt, 0.99));
-  std::printf("oracle throughput (%d clients, %d decisions)\n", kClients, kTotal);
-  std::printf("  %.0f decisions/s   errors %d   (target: no errors)\n", kTotal / seconds,
-              errors.load());
+  if (!shell_only) {
+    std::printf("oracle round trip (1 client, 20000 requests, connect+ask+answer)\n");
+    std::printf("  p50 %.1f us   p99 %.1f us   (target p99 < 200 us)\n", Percentile(rtt, 0.5),
+                Percentile(rtt, 0.99));
+    std::printf("oracle throughput (%d clients, %d decisions)\n", kClients, kTotal);
+    std::printf("  %.0f decisions/s   errors %d   (target: no errors)\n", kTotal / seconds,
+                errors.load());
+  }
   std::printf("bash -c true, %d runs each, interleaved, medians (target: overhead < 10%%)\n", runs);
   std::printf("        %12s %24s %32s\n", "bare", "through corral-shell",
               "one extra exec (the floor)");
@@ -220,6 +265,10 @@ int main(int argc, char** argv) {
     std::printf("  %s %9.0f us %14.0f us %+7.1f%% %22.0f us %+7.1f%%\n", name, bare, front,
                 (front / bare - 1) * 100, floor, (floor / bare - 1) * 100);
   }
-  std::printf("  (cpu: the child's time plus the oracle's, steadier on a busy machine)\n");
+  std::printf("  (cpu: the child's time plus this process's, steadier on a busy machine; of it\n"
+              "   this process's, mean per run: %.0f us through corral-shell, %.0f us for the\n"
+              "   floor; the oracle's worker threads alone: %.1f us, %.1f us)\n",
+              Mean(oracle_cpu[1]), Mean(oracle_cpu[2]), Mean(workers_cpu[1]),
+              Mean(workers_cpu[2]));
   return errors.load() == 0 ? 0 : 1;
 }

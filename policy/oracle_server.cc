@@ -1,15 +1,19 @@
 // The oracle's socket: workers accept one request per connection, answer one
 // JSON line, log the decision, and keep refusals for the inbox.
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <ctime>
+#include <mutex>
 #include <thread>
 
+#include "policy/oracle_request.h"
 #include "policy/oracle_state.h"
 
 namespace corral::policy {
@@ -29,9 +33,14 @@ bool WriteAll(int fd, std::string_view data) {
   return true;
 }
 
-// Reads one line (without the newline); false on timeout, EOF before any
-// newline with no data, or a request over the size limit.
+// Reads one line (without the newline), after what `line` already holds;
+// false on timeout, EOF before any newline with no data, or a request over
+// the size limit.
 bool ReadLine(int fd, std::string& line) {
+  if (auto newline = line.find('\n'); newline != std::string::npos) {
+    line.resize(newline);
+    return true;
+  }
   char buffer[16384];
   for (;;) {
     ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
@@ -47,7 +56,31 @@ bool ReadLine(int fd, std::string& line) {
   }
 }
 
+// The whole request in one read, when it comes within kQuickMs: the usual
+// case, a shell asking a short question right after connecting. Nothing is
+// set on the socket for it (no timeouts: the wait is this poll's).
+constexpr int kQuickMs = 2;
+bool ReadQuickLine(int fd, std::string& line) {
+  char buffer[16384];
+  // Usually the request is there by the time this thread runs: no poll then.
+  ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
+  if (n < 0 && errno == EAGAIN) {
+    pollfd ready{fd, POLLIN, 0};
+    if (::poll(&ready, 1, kQuickMs) != 1) return false;
+    n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
+  }
+  if (n <= 0) return false;
+  line.assign(buffer, static_cast<std::size_t>(n));
+  auto newline = line.find('\n');
+  if (newline == std::string::npos) return false;
+  line.resize(newline);
+  return true;
+}
+
+constexpr std::string_view kAllowReply = "{\"decision\":\"allow\",\"v\":1}\n";
+
 std::string Reply(Decision decision, const std::string& message) {
+  if (decision == Decision::kAllow) return std::string(kAllowReply);
   nlohmann::json reply = {{"v", 1}, {"decision", decision == Decision::kDeny ? "deny" : "allow"}};
   if (decision == Decision::kDeny) reply["message"] = message;
   return reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
@@ -64,8 +97,12 @@ class OracleServer : public Oracle {
   ~OracleServer() override { Stop(); }
 
   void Stop() override {
-    if (stopping_.exchange(true)) return;
-    ::shutdown(listener_.get(), SHUT_RDWR);  // wakes every accept()
+    {
+      std::lock_guard lock(role_mu_);
+      if (stopping_.exchange(true)) return;
+    }
+    role_cv_.notify_all();                   // wakes the workers waiting for the role
+    ::shutdown(listener_.get(), SHUT_RDWR);  // wakes the one in accept()
     for (auto& worker : workers_) worker.join();
     ::unlink(options_.socket_path.c_str());
   }
@@ -75,60 +112,119 @@ class OracleServer : public Oracle {
   }
 
  private:
+  // One worker at a time holds the role of accepting, and answers what it
+  // accepted itself while that is quick: the next question then finds the
+  // same thread, warm, instead of waking another (accept() wakes waiting
+  // threads in turn; that hand-off cost each question ~25 us of CPU). Before
+  // anything that may wait long (a client slow to send, the presence
+  // sources), the holder passes the role on, so the others keep being
+  // answered as before.
   void AcceptLoop() {
-    while (!stopping_) {
-      UniqueFd client(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
-      if (!client.valid()) {
-        if (errno == EINTR || errno == ECONNABORTED) continue;
+    for (;;) {
+      {
+        std::unique_lock lock(role_mu_);
+        role_cv_.wait(lock, [this] { return stopping_ || !role_held_; });
         if (stopping_) return;
-        if (errno == EMFILE || errno == ENFILE) ::usleep(10'000);
-        continue;
+        role_held_ = true;
       }
-      timeval timeout{kIoTimeoutSeconds, 0};
-      ::setsockopt(client.get(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-      ::setsockopt(client.get(), SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
-      Serve(client.get());
+      holding_role_ = true;
+      while (holding_role_ && !stopping_) {
+        UniqueFd client(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+        if (!client.valid()) {
+          if (errno == EINTR || errno == ECONNABORTED) continue;
+          if (stopping_) break;
+          if (errno == EMFILE || errno == ENFILE) ::usleep(10'000);
+          continue;
+        }
+        Serve(client.get());
+      }
+      PassRole();
     }
+  }
+
+  // Lets another worker accept; this one finishes its client, then waits
+  // for the role again.
+  void PassRole() {
+    if (!holding_role_) return;
+    holding_role_ = false;
+    {
+      std::lock_guard lock(role_mu_);
+      role_held_ = false;
+    }
+    role_cv_.notify_one();
+  }
+
+  // From here on this client may be slow: hand the accepting on, and bound
+  // each read and write by the I/O timeout.
+  void GoSlow(int fd, bool& slow) {
+    if (slow) return;
+    slow = true;
+    PassRole();
+    timeval timeout{kIoTimeoutSeconds, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+  }
+
+  bool Answer(int fd, std::string_view reply, bool& slow) {
+    if (!slow) {  // a short reply to a fresh socket goes at once; else wait as before
+      ssize_t n = ::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n == static_cast<ssize_t>(reply.size())) return true;
+      if (n < 0 && errno != EAGAIN && errno != EINTR) return false;
+      if (n > 0) reply.remove_prefix(static_cast<std::size_t>(n));
+      GoSlow(fd, slow);
+    }
+    return WriteAll(fd, reply);
+  }
+
+  bool Watching(int fd, bool& slow) {
+    if (!options_.watching) return false;
+    GoSlow(fd, slow);  // the presence sources may take their time
+    return options_.watching();
   }
 
   void Serve(int fd) {
     std::string line;
-    if (!ReadLine(fd, line)) return;  // the shim treats silence as "host not reachable"
-    auto request = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (request.is_object() && request.contains("ask") && request["ask"] == "watching") {
+    bool slow = false;
+    if (!ReadQuickLine(fd, line)) {
+      GoSlow(fd, slow);
+      if (!ReadLine(fd, line)) return;  // the shim treats silence as "host not reachable"
+    }
+    OracleRequest request = ReadOracleRequest(line);
+    if (request.kind == OracleRequest::Kind::kWatching) {
       // The shim's exec check: it lets execs pass while somebody watches.
-      bool watching = options_.watching && options_.watching();
-      WriteAll(fd, nlohmann::json({{"v", 1}, {"watching", watching}}).dump() + "\n");
+      bool watching = Watching(fd, slow);
+      Answer(fd, nlohmann::json({{"v", 1}, {"watching", watching}}).dump() + "\n", slow);
       return;
     }
-    if (!request.is_object() || request.value("v", 0) != 1 || !request.contains("command") ||
-        !request["command"].is_string()) {
+    if (request.kind != OracleRequest::Kind::kCommand) {
       ++refused_;
-      WriteAll(fd, Reply(Decision::kDeny,
+      Answer(fd, Reply(Decision::kDeny,
                          "corral blocked this: the shim sent a request the host could not read "
-                         "(expected {\"v\":1,\"command\":...}). Leave it for the user."));
+                         "(expected {\"v\":1,\"command\":...}). Leave it for the user."),
+             slow);
       return;
     }
-    const std::string& command = request["command"].get_ref<const std::string&>();
+    const std::string& command = request.command;
     auto state = state_->Current();
     bool asked = false, watching = false;
     auto ask_watching = [&] {
       asked = true;
-      watching = options_.watching && options_.watching();
+      watching = Watching(fd, slow);
       return watching;
     };
     OracleAnswer answer = DecideCommand(state->matcher, state->policy, command, ask_watching);
-    WriteAll(fd, Reply(answer.decision, answer.message));
+    Answer(fd, Reply(answer.decision, answer.message), slow);
 
     (answer.decision == Decision::kDeny ? refused_ : allowed_)++;
     Record(request, answer, asked, watching);
   }
 
-  void Record(const nlohmann::json& request, const OracleAnswer& answer, bool asked,
+  void Record(const OracleRequest& request, const OracleAnswer& answer, bool asked,
               bool watching) {
-    const std::string& command = request["command"].get_ref<const std::string&>();
+    const std::string& command = request.command;
     bool refused = answer.decision == Decision::kDeny;
-    std::string time = UtcTime();
+    bool away = refused && asked && !watching;
+    std::string time = options_.record || away ? UtcTime() : "";  // read only when written
     if (options_.record) {
       nlohmann::json words = nlohmann::json::array();
       for (const auto& word : answer.match.words) {
@@ -140,9 +236,9 @@ class OracleServer : public Oracle {
           {"event", "command"},
           {"time", time},
           {"session", options_.session},
-          {"shell", request.value("shell", "")},
-          {"program", request.contains("program") ? request["program"] : nlohmann::json(nullptr)},
-          {"cwd", request.value("cwd", "")},
+          {"shell", request.shell},
+          {"program", request.program},
+          {"cwd", request.cwd},
           {"command", command.size() > kMaxLoggedCommand
                           ? command.substr(0, kMaxLoggedCommand) + "…"
                           : command},
@@ -160,7 +256,7 @@ class OracleServer : public Oracle {
       if (refused) event["message"] = answer.message;
       options_.record(event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     }
-    if (refused && asked && !watching) {
+    if (away) {
       ++refused_while_away_;
       InboxItem item;
       item.time = time;
@@ -182,8 +278,14 @@ class OracleServer : public Oracle {
   UniqueFd listener_;
   std::vector<std::thread> workers_;
   std::atomic<bool> stopping_{false};
+  std::mutex role_mu_;
+  std::condition_variable role_cv_;
+  bool role_held_ = false;                     // a worker is accepting (role_mu_)
+  static thread_local bool holding_role_;      // this worker is it
   std::atomic<std::uint64_t> allowed_{0}, refused_{0}, refused_while_away_{0};
 };
+
+thread_local bool OracleServer::holding_role_ = false;
 
 Result<UniqueFd> Listen(const std::string& path) {
   sockaddr_un addr{};

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -18,16 +19,23 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A client speaking the wire format: one request per connection.
-nlohmann::json Ask(const std::string& socket_path, const std::string& request_line) {
+// A connected socket, or -1.
+int Connect(const std::string& socket_path) {
   int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   std::strncpy(addr.sun_path, socket_path.c_str(), sizeof addr.sun_path - 1);
   if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     ::close(fd);
-    return {{"error", "connect"}};
+    return -1;
   }
+  return fd;
+}
+
+// A client speaking the wire format: one request per connection.
+nlohmann::json Ask(const std::string& socket_path, const std::string& request_line) {
+  int fd = Connect(socket_path);
+  if (fd < 0) return {{"error", "connect"}};
   std::string line = request_line + "\n";
   ::send(fd, line.data(), line.size(), MSG_NOSIGNAL);
   std::string reply;
@@ -237,6 +245,52 @@ TEST_F(OracleTest, ConcurrentClientsAllGetAnswers) {
   EXPECT_EQ(wrong.load(), 0);
   auto stats = oracle_->Stats();
   EXPECT_EQ(stats.allowed + stats.refused, 800u);
+}
+
+// The worker that accepts answers quick questions itself; one that waits on
+// a client must let the others answer meanwhile.
+TEST_F(OracleTest, SilentClientsDoNotHoldUpTheOthers) {
+  Start();
+  std::vector<int> silent;
+  for (int i = 0; i < 3; ++i) silent.push_back(Connect(Socket()));  // 3 of the 4 workers
+  for (int i = 0; i < 20; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    EXPECT_EQ(AskCommand(Socket(), i % 2 ? "aws s3 ls" : "ls")["decision"], i % 2 ? "deny" : "allow");
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  }
+  for (int fd : silent) ::close(fd);
+}
+
+TEST_F(OracleTest, ARequestSentInPiecesIsReadWhole) {
+  Start();
+  int fd = Connect(Socket());
+  ASSERT_GE(fd, 0);
+  std::string line =
+      nlohmann::json{{"v", 1}, {"shell", "bash"}, {"command", "aws s3 ls"}, {"cwd", "/p"}}.dump() +
+      "\n";
+  std::size_t half = line.size() / 2;
+  ::send(fd, line.data(), half, MSG_NOSIGNAL);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // longer than a quick read waits
+  ::send(fd, line.data() + half, line.size() - half, MSG_NOSIGNAL);
+  std::string reply;
+  char buffer[4096];
+  for (ssize_t n; (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) reply.append(buffer, n);
+  ::close(fd);
+  EXPECT_EQ(nlohmann::json::parse(reply)["decision"], "deny") << reply;
+}
+
+// A request whose fields have the wrong types is refused or read without
+// them; it used to throw inside the worker, which ended the whole process.
+TEST_F(OracleTest, RequestsWithFieldsOfTheWrongTypeDoNotStopIt) {
+  Start();
+  EXPECT_EQ(Ask(Socket(), R"({"v":"1","command":"ls"})")["decision"], "deny");
+  EXPECT_EQ(Ask(Socket(), R"({"v":1,"shell":7,"cwd":[],"command":"ls"})")["decision"], "allow");
+  EXPECT_EQ(AskCommand(Socket(), "aws s3 ls")["decision"], "deny");
+  std::ifstream events(dir_ / "events.jsonl");
+  std::string line, last;
+  while (std::getline(events, line)) last = line;
+  auto event = nlohmann::json::parse(last);
+  EXPECT_EQ(event["command"], "aws s3 ls");
 }
 
 TEST_F(OracleTest, BadConfigStopsStart) {

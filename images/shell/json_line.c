@@ -10,16 +10,26 @@
 
 #include "images/shell/shell.h"
 
+void shell_buf_lend(struct shell_buf* buf, char* storage, size_t cap) {
+  memset(buf, 0, sizeof *buf);
+  buf->data = storage;
+  buf->cap = cap;
+  buf->lent = 1;
+  storage[0] = '\0';
+}
+
 void shell_buf_append(struct shell_buf* buf, const char* bytes, size_t len) {
   if (buf->failed) return;
   if (buf->len + len + 1 > buf->cap) {
     size_t cap = buf->cap ? buf->cap : 256;
     while (cap < buf->len + len + 1) cap *= 2;
-    char* data = realloc(buf->data, cap);
+    char* data = buf->lent ? malloc(cap) : realloc(buf->data, cap);
     if (!data) {
       buf->failed = 1;
       return;
     }
+    if (buf->lent && buf->len) memcpy(data, buf->data, buf->len);
+    buf->lent = 0;
     buf->data = data;
     buf->cap = cap;
   }
@@ -29,7 +39,7 @@ void shell_buf_append(struct shell_buf* buf, const char* bytes, size_t len) {
 }
 
 void shell_buf_free(struct shell_buf* buf) {
-  free(buf->data);
+  if (!buf->lent) free(buf->data);
   memset(buf, 0, sizeof *buf);
 }
 
@@ -221,7 +231,9 @@ static int read_members(struct reader* r, char close, int depth,
   for (;;) {
     skip_space(r);
     if (close == '}') {
-      struct shell_buf key = {0};
+      char key_space[64];
+      struct shell_buf key;
+      shell_buf_lend(&key, key_space, sizeof key_space);
       int bad = read_string(r, &key) != 0 || key.failed;
       skip_space(r);
       bad = bad || r->p >= r->end || *r->p++ != ':';
@@ -277,6 +289,8 @@ static int on_decision_key(struct reader* r, const struct shell_buf* key, void* 
 int shell_read_decision(const char* line, size_t len, struct shell_buf* message) {
   struct reader r = {line, line + len};
   struct decision d = {0};
+  char value_space[32];
+  shell_buf_lend(&d.value, value_space, sizeof value_space);
   skip_space(&r);
   int ok = r.p < r.end && *r.p++ == '{' && read_members(&r, '}', 0, on_decision_key, &d) == 0;
   skip_space(&r);

@@ -22,9 +22,16 @@ static long now_ms(void) {
   return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int wait_for(int fd, short events, long deadline) {
-  for (;;) {
-    long left = deadline - now_ms();
+/* The time allowed runs from the first wait (connecting to a unix socket
+ * does not wait), so a reply that is already there costs no clock reads. */
+struct deadline {
+  int timeout_ms;
+  long at; /* 0 until the first wait */
+};
+
+static int wait_for(int fd, short events, struct deadline* deadline) {
+  if (deadline->at == 0) deadline->at = now_ms() + deadline->timeout_ms;
+  for (long left = deadline->timeout_ms;; left = deadline->at - now_ms()) {
     if (left <= 0) return 0;
     struct pollfd pfd = {fd, events, 0};
     int ready = poll(&pfd, 1, (int)left);
@@ -33,17 +40,17 @@ static int wait_for(int fd, short events, long deadline) {
   }
 }
 
-static int exchange(int fd, const char* request, size_t len, long deadline,
+static int exchange(int fd, const char* request, size_t len, struct deadline* deadline,
                     struct shell_buf* reply) {
-  while (len > 0) {
-    if (!wait_for(fd, POLLOUT, deadline)) return -1;
+  while (len > 0) { /* a fresh socket takes a small request at once; poll when full */
     ssize_t n = send(fd, request, len, MSG_NOSIGNAL);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n < 0 && errno == EAGAIN && wait_for(fd, POLLOUT, deadline)) continue;
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return -1;
     request += n;
     len -= (size_t)n;
   }
-  char chunk[4096];
+  char chunk[1024]; /* a reply is one short line */
   while (wait_for(fd, POLLIN, deadline)) {
     ssize_t n = recv(fd, chunk, sizeof chunk, 0);
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
@@ -65,11 +72,11 @@ int shell_ask(const char* socket_path, const char* request, size_t len, int time
   strcpy(addr.sun_path, socket_path);
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return -1;
-  long deadline = now_ms() + timeout_ms;
+  struct deadline deadline = {timeout_ms, 0};
   int result = -1;
   if (connect(fd, (struct sockaddr*)&addr, sizeof addr) == 0 || errno == EAGAIN ||
       errno == EINPROGRESS) {
-    result = exchange(fd, request, len, deadline, reply);
+    result = exchange(fd, request, len, &deadline, reply);
   }
   close(fd);
   return result;

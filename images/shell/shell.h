@@ -13,12 +13,16 @@
 extern "C" {
 #endif
 
-/* A growing byte buffer; `failed` is set once an allocation fails. */
+/* A growing byte buffer; `failed` is set once an allocation fails. It may
+ * start in storage lent by the caller (shell_buf_lend), and moves to the heap
+ * only when that is full. */
 struct shell_buf {
   char* data;
   size_t len, cap;
   int failed;
+  int lent; /* data is the caller's storage: not freed, copied when it grows */
 };
+void shell_buf_lend(struct shell_buf* buf, char* storage, size_t cap);
 void shell_buf_append(struct shell_buf* buf, const char* bytes, size_t len);
 void shell_buf_free(struct shell_buf* buf);
 

@@ -158,6 +158,29 @@ TEST_F(ShellBinaryTest, WithoutTheHostOnlyTheListIsRefused) {
   EXPECT_NE(garbled.err.find("could not be asked"), std::string::npos) << garbled.err;
 }
 
+// Longer than the room the front keeps for the usual question.
+TEST_F(ShellBinaryTest, ALongCommandIsAskedWhole) {
+  oracle_.Serve(kAllow);
+  std::string command = "echo " + std::string(5000, 'x') + " >/dev/null; echo done";
+  Outcome run = Run("\"$BIN/bash\" -c \"" + command + "\"");
+  oracle_.Join();
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(run.out, "done\n");
+  EXPECT_EQ(Asked(), command);
+}
+
+// The real shell is never the front itself, however the front was started:
+// it knows its own file by the path it was started by (or /proc/self/exe).
+TEST_F(ShellBinaryTest, TheRealShellIsNeverTheFrontItself) {
+  oracle_.Serve(kAllow, 2);
+  Outcome run = Run("CORRAL_REAL_BASH=\"$BIN/bash\" timeout 10 \"$BIN/bash\" -c \"echo ran\" && "
+                    "cd \"$BIN\" && CORRAL_REAL_SH=./bash timeout 10 ./sh -c \"echo ran too\"");
+  oracle_.Join();
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(run.out, "ran\nran too\n") << run.err;
+  EXPECT_EQ(oracle_.requests().size(), 2u);  // one question each: no second round through itself
+}
+
 TEST_F(ShellBinaryTest, VersionNeedsNoAnswer) {
   Outcome run = Run("\"$BIN/bash\" --version");
   EXPECT_EQ(run.code, 0);

@@ -83,6 +83,22 @@ nlohmann::json Request(const std::string& command, const std::string& cwd = "/p"
   return nlohmann::json::parse(line);  // throws, failing the test, when it is not JSON
 }
 
+TEST(ShellBufTest, LentStorageMovesToTheHeapWhenFull) {
+  char storage[8];
+  shell_buf buf;
+  shell_buf_lend(&buf, storage, sizeof storage);
+  shell_buf_append(&buf, "abcde", 5);
+  EXPECT_EQ(buf.data, storage);  // fits: no allocation
+  EXPECT_STREQ(buf.data, "abcde");
+  shell_buf_append(&buf, "fghijklmnopqrstuvwxyz", 21);
+  EXPECT_NE(buf.data, storage);
+  EXPECT_STREQ(buf.data, "abcdefghijklmnopqrstuvwxyz");
+  EXPECT_EQ(buf.len, 26u);
+  EXPECT_STREQ(storage, "abcde");  // the lent storage is left as it was
+  shell_buf_free(&buf);            // frees the heap copy only
+  EXPECT_EQ(buf.data, nullptr);
+}
+
 TEST(ShellRequestTest, IsTheWireFormat) {
   auto request = Request("aws s3 ls", "/work/my project");
   EXPECT_EQ(

@@ -6,9 +6,11 @@
 // which stays the reference: the output is the same bytes either way.
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "launcher/cli/cli.h"
 
@@ -17,14 +19,6 @@ namespace {
 
 constexpr std::size_t kReadBlock = 64 * 1024;
 constexpr std::size_t kWriteBlock = 64 * 1024;
-
-bool IsJsonSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-// A byte that stands for itself inside a JSON string, read or written.
-bool IsPlainAscii(char c) {
-  auto byte = static_cast<unsigned char>(c);
-  return byte >= 0x20 && byte < 0x80 && c != '"' && c != '\\';
-}
 
 // The command of a line shaped {"command": "..."} whose string is ASCII with
 // no \u escape; false for anything else (the caller asks nlohmann::json then,
@@ -46,30 +40,7 @@ bool ReadCommandLine(std::string_view line, std::string& command) {
   skip_space();
   if (!take(":")) return false;
   skip_space();
-  if (!take("\"")) return false;
-  command.clear();
-  for (;;) {
-    std::size_t run = i;
-    while (run < line.size() && IsPlainAscii(line[run])) ++run;
-    command.append(line, i, run - i);
-    i = run;
-    if (i >= line.size()) return false;
-    char c = line[i++];
-    if (c == '"') break;
-    if (c != '\\') return false;  // a control character (an error), or UTF-8 to validate
-    if (i >= line.size()) return false;
-    switch (line[i++]) {
-      case '"': command.push_back('"'); break;
-      case '\\': command.push_back('\\'); break;
-      case '/': command.push_back('/'); break;
-      case 'b': command.push_back('\b'); break;
-      case 'f': command.push_back('\f'); break;
-      case 'n': command.push_back('\n'); break;
-      case 'r': command.push_back('\r'); break;
-      case 't': command.push_back('\t'); break;
-      default: return false;  // \u, or an error
-    }
-  }
+  if (!ReadPlainJsonString(line, i, command)) return false;
   skip_space();
   if (!take("}")) return false;
   skip_space();
@@ -84,7 +55,7 @@ void AppendJsonString(std::string& out, std::string_view text) {
   out.push_back('"');
   for (std::size_t i = 0; i < text.size();) {
     std::size_t run = i;
-    while (run < text.size() && IsPlainAscii(text[run])) ++run;
+    while (run < text.size() && IsPlainJsonByte(text[run])) ++run;
     out.append(text, i, run - i);
     if (run == text.size()) break;
     unsigned char c = static_cast<unsigned char>(text[run]);
@@ -145,6 +116,58 @@ void AppendError(std::string& out, std::size_t number) {
   out += ": expected a JSON object like {\\\"command\\\": \\\"...\\\"}\"}\n";
 }
 
+// Verdict lines already written, by command text. The matcher reads nothing
+// but the text and the list, so a command seen before gets the same bytes
+// again; histories repeat themselves (git status, npm test), and for such a
+// line a lookup replaces a parse. A text is kept the second time it is seen
+// (the first only leaves its hash), in a fixed table, each text in one of two
+// slots, the newer replacing the older: a stream of lines that never repeat pays a hash
+// and a store for it, and nothing is rehashed or grows.
+class VerdictMemo {
+ public:
+  VerdictMemo() : seen_(kSlots) {}
+
+  // The kept verdict for `command` (its hash in `hash`), or null.
+  const std::string* Find(std::string_view command, std::size_t& hash) const {
+    hash = std::hash<std::string_view>{}(command);
+    if (slots_.empty()) return nullptr;
+    for (std::size_t at : Places(hash)) {
+      const Slot& slot = slots_[at];
+      if (slot.hash == hash && slot.command == command) return &slot.line;
+    }
+    return nullptr;
+  }
+  void Keep(std::string_view command, std::size_t hash, std::string_view line) {
+    auto [first, second] = Places(hash);
+    if (seen_[first] != hash && seen_[second] != hash) {  // the first time: only its hash
+      seen_[seen_[first] == 0 ? first : second] = hash;
+      return;
+    }
+    if (command.size() > kMaxCommand) return;
+    if (slots_.empty()) slots_.resize(kSlots);
+    Slot& slot = slots_[first].hash == 0 || slots_[first].hash == hash ? slots_[first]
+                                                                        : slots_[second];
+    slot.hash = hash;
+    slot.command.assign(command);
+    slot.line.assign(line);
+  }
+
+ private:
+  static constexpr std::size_t kSlots = 8192;  // a power of two
+  static constexpr std::size_t kMaxCommand = 4096;
+  struct Slot {
+    std::size_t hash = 0;
+    std::string command, line;
+  };
+  // Two places a text may sit, from two parts of its hash, so that two
+  // texts that share one place do not keep pushing each other out.
+  static std::array<std::size_t, 2> Places(std::size_t hash) {
+    return {hash & (kSlots - 1), (hash >> 32) & (kSlots - 1)};
+  }
+  std::vector<std::size_t> seen_;
+  std::vector<Slot> slots_;
+};
+
 // Writes all of `out` to stdout and empties it. After a failed write the
 // rest is dropped, as std::cout did (a closed pipe ends the process first).
 void Flush(std::string& out, bool& broken) {
@@ -159,6 +182,7 @@ int RunCheckBatch(int fd, const policy::Matcher& matcher, const policy::Policy& 
   out.reserve(kWriteBlock + 4096);
   std::size_t start = 0, number = 0;
   bool at_end = false, broken = false;
+  VerdictMemo memo;
   auto decide = [&](std::string_view line) {
     ++number;
     const std::string* text = &command;
@@ -171,8 +195,15 @@ int RunCheckBatch(int fd, const policy::Matcher& matcher, const policy::Policy& 
       }
       text = &parsed["command"].get_ref<const std::string&>();
     }
+    std::size_t hash = 0;
+    if (const std::string* seen = memo.Find(*text, hash)) {
+      out += *seen;
+      return;
+    }
+    std::size_t start_of_line = out.size();
     auto match = matcher.Check(*text);
     AppendVerdict(out, match, policy::DecideUnattended(match, policy, matcher.empty()));
+    memo.Keep(*text, hash, std::string_view(out).substr(start_of_line));
   };
   while (!at_end) {
     // Before a read that may wait, the verdicts so far go out: a caller that

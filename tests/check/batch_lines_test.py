@@ -103,6 +103,27 @@ class BatchLinesTest(unittest.TestCase):
         out = self.batch(data)
         self.assertEqual([json.loads(line)["decision"] for line in out], ["deny", "allow"])
 
+    def test_a_repeated_command_gets_its_own_verdict_every_time(self):
+        # Repeats may be answered from what was kept; each answer must still
+        # be the one `corral check --json` gives that command alone.
+        with open(os.path.join(HERE, "cases.jsonl")) as f:
+            cases = [json.loads(line)["command"] for line in f if line.strip()]
+        commands = cases[::max(1, len(cases) // 40)][:40] + ["git status", "aws s3 ls"]
+        order = commands + commands[::-1] + [c for c in commands for _ in range(3)]
+        out = self.batch("".join(json.dumps({"command": c}) + "\n" for c in order).encode())
+        self.assertEqual(len(out), len(order))
+        alone = {}
+        for command in commands:
+            proc = subprocess.run([CORRAL, "check", "--json", "--", command], capture_output=True,
+                                  env=self.env, timeout=60)
+            full = json.loads(proc.stdout)
+            alone[command] = canonical({k: full[k] for k in
+                                        ("decision", "entry", "reason", "dangerous")})
+        self.assertIn('"decision":"deny"', "".join(alone.values()))
+        self.assertIn('"decision":"allow"', "".join(alone.values()))
+        for command, line in zip(order, out):
+            self.assertEqual(line.decode(), alone[command], command)
+
     def test_answers_before_the_input_ends(self):
         proc = subprocess.Popen([CORRAL, "check", "--batch", "-"], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, env=self.env)

@@ -120,6 +120,14 @@ class CliTest(unittest.TestCase):
             _, err = proxy.communicate()
         self.assertNotIn("brackets", err)
 
+    def test_check_does_not_load_libcurl(self):
+        # Audit jobs start corral check often; libcurl and its libraries cost
+        # more than half of its start-up, and only engine calls need them.
+        out = self.run_corral("check", "--", "git status", env={"LD_DEBUG": "libs"})
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("libc.so", out.stderr)  # the loader did report its libraries
+        self.assertNotIn("libcurl", out.stderr)
+
     def test_check_words_joined(self):
         out = self.run_corral("check", "--json", "--", "git", "push", "origin", "--force")
         self.assertEqual(out.returncode, 1)
