@@ -339,6 +339,18 @@ def ssh_checks(work, base_env):
                   f"a boxed run over {url}: stdin, output (attach) and exit status (wait) "
                   f"through the tunnel, {time.monotonic() - start:.1f} s", f"exit {r.returncode}: "
                   + r.stdout + r.stderr)
+            # The network mode through the tunnel: the oracle relay's exec stream is
+            # hijacked over ssh (dial-stdio for docker, the forwarded socket for podman).
+            r = run([CORRAL, "run", "--headless", "--engine", url, "--image", "corral-test:latest",
+                     "--", "busybox", "sh", "-c",
+                     '/run/corral/bin/sh -c "aws s3 ls"; echo "aws-exit $?"'],
+                    env=dict(env, CORRAL_ENGINE_MODE="network", CORRAL_PROJECT_SHARED="0"),
+                    cwd=work / "proj", timeout=300)
+            check(r.returncode == 0 and "corral blocked this: `aws`" in r.stderr + r.stdout and
+                  "aws-exit 1" in r.stdout and "blocked while you were away" in r.stderr,
+                  f"a network-mode session over {url}: aws refused by this machine's oracle "
+                  "through the relay's stream in the tunnel", f"exit {r.returncode}: "
+                  + r.stdout + r.stderr)
             check(not ssh_processes(runtime) and not list((runtime / "corral").glob("ssh-*")),
                   f"after {engine}: no ssh process and no tunnel folder left",
                   ssh_processes(runtime))
