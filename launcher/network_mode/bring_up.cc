@@ -53,7 +53,8 @@ Result<std::string> BringUp(Engine& engine, const SessionPlan& plan, const Layou
 Result<void> TearDown(Engine& engine, const Layout& layout) {
   // The containers at once, then what they used at once: each removal is a
   // request of its own, and the engine does them side by side.
-  auto containers = {layout.sidecar, layout.copier};
+  // Not the copier: a copy-back may be reading through it (it removes it).
+  auto containers = {layout.sidecar};
   std::vector<std::future<Result<void>>> removals;
   for (const std::string& name : containers) {
     removals.push_back(std::async(std::launch::async, [&engine, name] { return engine.Remove(name); }));

@@ -203,12 +203,17 @@ Result<std::string> ArchiveOfVolume(Engine& engine, const Layout& layout,
   auto exists = engine.VolumeCreatedAt(layout.project_volume);
   if (!exists) return exists.error();
   if (!*exists) return Error("the volume " + layout.project_volume + " is gone");
-  (void)engine.Remove(layout.copier);  // one left by a corral that was killed
-  auto copier = engine.CreateContainer(CopierBody(layout, image), layout.copier,
-                                       "make the container that copies the project back");
-  if (!copier) return copier.error();
-  auto tar = engine.GetArchive(*copier, kCopierMount);
-  (void)engine.Remove(*copier);
+  // The copy-in's copier, when it is still there; else a new one (after
+  // a kill, `corral stop` has only the volume).
+  auto tar = engine.GetArchive(layout.copier, kCopierMount);
+  if (!tar) {
+    (void)engine.Remove(layout.copier);
+    auto copier = engine.CreateContainer(CopierBody(layout, image), layout.copier,
+                                         "make the container that copies the project back");
+    if (!copier) return copier.error();
+    tar = engine.GetArchive(*copier, kCopierMount);
+  }
+  (void)engine.Remove(layout.copier);
   return tar;
 }
 

@@ -100,9 +100,10 @@ Result<SessionPlan> AgentPlan(const SessionPlan& plan, const Layout& layout,
 // On an error what was made is removed again.
 Result<std::string> BringUp(Engine& engine, const SessionPlan& plan, const Layout& layout,
                             const SessionFiles& files, const std::string& corral_image);
-// Removes the sidecar, the copier, the network and the session volume, each
-// step whatever the others did (side by side); the first error, with the
-// rest still tried. Never the project's volume.
+// Removes the sidecar, the network and the session volume, each step
+// whatever the others did (side by side); the first error, with the rest
+// still tried. Never the project's volume, nor its copier (the copy-back
+// reads through it, then removes it).
 Result<void> TearDown(Engine& engine, const Layout& layout);
 // The same as API calls (containers first), for the reaper, which runs
 // after corral is gone and can only send requests.

@@ -246,13 +246,13 @@ Result<CopyManifest> CopyProjectIn(Engine& engine, const Layout& layout,
         !ok) {
       return ok;
     }
-    (void)engine.Remove(layout.copier);  // one left by a corral that was killed
+    // A new session's name: no copier can be there. It stays for the
+    // copy-back, which removes it (so do the reaper and `corral stop`).
     auto copier = engine.CreateContainer(CopierBody(layout, image), layout.copier,
                                          "make the container that copies the project in");
     if (!copier) return copier.error();
     auto put = engine.PutArchive(*copier, names.put_path, scan->tar, /*timeout_ms=*/0);
     if (put) put = CheckCopiedIn(engine, *copier, manifest);
-    (void)engine.Remove(*copier);
     return put;
   };
   if (auto ok = fill(); !ok) {

@@ -76,6 +76,14 @@ class Api:
         conn.close()
         return response.status, out
 
+    def json(self, path):
+        status, data = self.call("GET", path)
+        return status, (json.loads(data) if status == 200 else data)
+
+    def logs(self, container):
+        _, raw = self.call("GET", f"/containers/{container}/logs?stdout=1&stderr=1")
+        return demux(raw)
+
     def session_objects(self, session):
         """Names of what the engine still has of this session."""
         found = []
@@ -89,6 +97,16 @@ class Api:
         found += ([v["Name"] for v in (json.loads(data).get("Volumes") or [])]
                   if status == 200 else ["?volumes"])
         return found
+
+
+def demux(raw):
+    """Both streams of a stream without a TTY (8-byte frame headers)."""
+    text, i = b"", 0
+    while i + 8 <= len(raw):
+        size = int.from_bytes(raw[i + 4:i + 8], "big")
+        text += raw[i + 8:i + 8 + size]
+        i += 8 + size
+    return text.decode(errors="replace")
 
 
 def make_project(work):
