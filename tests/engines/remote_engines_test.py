@@ -19,6 +19,7 @@
 
 Usage: remote_engines_test.py CORRAL SHIM
 """
+import json
 import os
 import pathlib
 import shutil
@@ -365,15 +366,18 @@ def ssh_checks(work, base_env):
                   f"{what}: no ssh process and no tunnel folder left", ssh_processes(runtime))
 
         # SIGKILL: the box goes (the reaper, through the tunnel), then every ssh.
+        # Only this run's box counts: what other runs left on the engine is theirs.
+        def session_boxes():
+            listing = run(["curl", "-s", "--unix-socket", f"{RUN}/docker.sock",
+                           "http://d/containers/json?all=1&filters=%7B%22label%22%3A%5B%22corral.session%22%5D%7D"]).stdout
+            return {c["Id"] for c in json.loads(listing or "[]")}
+        before = session_boxes()
         proc = subprocess.Popen([CORRAL, "run", "--headless", "--engine", "ssh://engine-host",
                                  "--image", "corral-test:latest", "--", "sleep", "300"],
                                 env=env, cwd=work / "proj", stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 60
-        boxes = ""
-        while time.time() < deadline and "corral" not in boxes:
-            boxes = run(["curl", "-s", "--unix-socket", f"{RUN}/docker.sock",
-                         "http://d/containers/json?filters=%7B%22label%22%3A%5B%22corral.session%22%5D%7D"]).stdout
+        while time.time() < deadline and not session_boxes() - before:
             time.sleep(0.2)
         running = ssh_processes(runtime)
         proc.send_signal(signal.SIGKILL)
@@ -382,9 +386,8 @@ def ssh_checks(work, base_env):
         while time.monotonic() - killed < 30 and ssh_processes(runtime):
             time.sleep(0.1)
         left = ssh_processes(runtime)
-        boxes = run(["curl", "-s", "--unix-socket", f"{RUN}/docker.sock",
-                     "http://d/containers/json?all=1&filters=%7B%22label%22%3A%5B%22corral.session%22%5D%7D"]).stdout
-        check(boxes.strip() == "[]", "and the reaper removed the box through the tunnel first", boxes)
+        new = session_boxes() - before
+        check(not new, "and the reaper removed the box through the tunnel first", new)
         check(running and not left, f"corral killed with SIGKILL: its ssh processes ({len(running)}) "
               f"are gone {time.monotonic() - killed:.1f} s later", left)
     finally:
