@@ -24,15 +24,8 @@ namespace {
 
 constexpr std::size_t kMaxLine = (1 << 20) + 64 * 1024;  // the oracle's own bound
 
-bool WriteAll(int fd, const std::string& data) {
-  for (std::size_t done = 0; done < data.size();) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<std::size_t>(n);
-  }
-  return true;
-}
+// base's WriteAll for a whole line.
+bool WriteLine(int fd, const std::string& line) { return WriteAll(fd, line.data(), line.size()); }
 
 Result<UniqueFd> Listen(const std::string& path) {
   sockaddr_un address{};
@@ -64,7 +57,7 @@ struct Relay {
     auto request = nlohmann::json::parse(line, nullptr, false);
     if (request.is_discarded()) return false;
     std::uint64_t id = next_id++;
-    if (!WriteAll(out, nlohmann::json{{"id", id}, {"request", request}}.dump() + "\n"))
+    if (!WriteLine(out, nlohmann::json{{"id", id}, {"request", request}}.dump() + "\n"))
       return false;
     awaiting.emplace(id, UniqueFd(fd));
     return true;
@@ -92,7 +85,7 @@ struct Relay {
     // No answer (corral could not ask its oracle): closed unanswered, so
     // the shim's fallback decides.
     if (message["answer"].is_object()) {
-      (void)WriteAll(it->second.get(), message["answer"].dump() + "\n");
+      (void)WriteLine(it->second.get(), message["answer"].dump() + "\n");
     }
     awaiting.erase(it);
   }
@@ -128,7 +121,7 @@ Result<void> RunRelay(const RelaySockets& sockets, int in, int out) {
   relay.in = in;
   relay.out = out;
   // Both sockets listen: corral may start the box.
-  if (!WriteAll(out, std::string(kRelayReady) + "\n")) return Error("corral's stream is gone");
+  if (!WriteLine(out, std::string(kRelayReady) + "\n")) return Error("corral's stream is gone");
   for (;;) {
     std::vector<pollfd> fds = {{listener->get(), POLLIN, 0}, {in, POLLIN, 0},
                                {watchdog.get(), POLLIN, 0}};

@@ -167,7 +167,7 @@ void NetworkSession::TearDown() {
   if (!up_ || torn_down_) return;
   torn_down_ = true;
   // The box first: the session volume cannot go while a container has it.
-  Result<void> ok = engine_.Remove(box_);
+  Result<void> ok = RemoveBox();
   if (ok) ok = network_mode::TearDown(engine_, layout_);
   if (!ok) {
     std::fprintf(stderr, "corral: %s (remove it with: corral stop %s)\n",
@@ -178,8 +178,9 @@ void NetworkSession::TearDown() {
 void NetworkSession::CopyBack() {
   if (manifest_ && !copied_back_) {
     copied_back_ = true;
-    // The box has stopped: its work comes home before anything goes.
-    (void)engine_.Remove(box_);
+    // The box is gone first (after Ctrl-C it may still run): then its
+    // work comes home.
+    (void)RemoveBox();
     auto report = network_mode::CopyProjectBack(engine_, layout_, *manifest_);
     if (report) {
       std::string lines = network_mode::DescribeCopyBack(*report, layout_.session_id);
@@ -192,6 +193,13 @@ void NetworkSession::CopyBack() {
                    layout_.session_id.c_str());
     }
   }
+}
+
+// Once, whichever of the copy-back and the teardown (side by side in End)
+// asks first; the other waits for it.
+Result<void> NetworkSession::RemoveBox() {
+  std::call_once(box_removal_, [this] { box_removed_ = engine_.Remove(box_); });
+  return box_removed_;
 }
 
 NetworkSession::~NetworkSession() {

@@ -329,6 +329,9 @@ class NetworkSession {
   bool copied_back_ = false, torn_down_ = false;
   void CopyBack();  // once: the box's changes to the project, home
   void TearDown();  // once: the box, the sidecar, the network, the session volume
+  Result<void> RemoveBox();
+  std::once_flag box_removal_;
+  Result<void> box_removed_ = Ok();
   std::unique_ptr<network_mode::OracleChannel> channel_;
 };
 
