@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 CORRAL = sys.argv.pop(1)
@@ -119,6 +120,26 @@ class CliTest(unittest.TestCase):
             proxy.kill()
             _, err = proxy.communicate()
         self.assertNotIn("brackets", err)
+
+    def test_proxy_socket_mode(self):
+        # The network mode's sidecar opens its socket to the box's uid with 0666.
+        path = os.path.join(self.home, "proxy.sock")
+        proxy = subprocess.Popen([CORRAL, "proxy", "--listen", "unix:" + path, "--log", "none",
+                                  "--socket-mode", "0666"], text=True,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env)
+        try:
+            for _ in range(250):
+                if os.path.exists(path) or proxy.poll() is not None:
+                    break
+                time.sleep(0.02)
+            self.assertEqual(os.stat(path).st_mode & 0o777, 0o666)
+        finally:
+            proxy.kill()
+            proxy.communicate()
+        for bad in ("999", "rw", ""):
+            r = self.run_corral("proxy", "--listen", "unix:" + path, "--socket-mode", bad)
+            self.assertEqual(r.returncode, 2, (bad, r.stderr))
+            self.assertIn("--socket-mode", r.stderr)
 
     def test_check_does_not_load_libcurl(self):
         # Audit jobs start corral check often; libcurl and its libraries cost
