@@ -15,6 +15,7 @@ void InitLogging(std::string_view default_level = "warn");
 using spdlog::debug;
 using spdlog::error;
 using spdlog::info;
+using spdlog::should_log;
 using spdlog::trace;
 using spdlog::warn;
 

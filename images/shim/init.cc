@@ -23,6 +23,7 @@
 #include "images/shim/exec_check.h"
 #include "images/shim/exec_supervisor.h"
 #include "images/shim/relay.h"
+#include "images/shim/watchdog.h"
 #include "images/shim/shim.h"
 
 namespace corral::shim {
@@ -35,26 +36,6 @@ long NowMs() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-// -1 with errno ENOENT when there is no watchdog (no session folder mounted).
-int ConnectWatchdog(const char* path) {
-  if (path == nullptr || *path == '\0') {
-    errno = ENOENT;
-    return -1;
-  }
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, path, sizeof addr.sun_path - 1);
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    int saved = errno;
-    close(fd);
-    errno = saved;
-    return -1;
-  }
-  return fd;
 }
 
 [[noreturn]] void ExecChild(char** argv, const sigset_t& original, ExecCheckStart& exec_check) {
@@ -135,16 +116,19 @@ int Init(int argc, char** argv) {
   sigfillset(&all);
   sigprocmask(SIG_BLOCK, &all, &original);
 
-  int watchdog = ConnectWatchdog(std::getenv("CORRAL_WATCHDOG"));
-  if (watchdog < 0 && errno != ENOENT) {
-    std::fprintf(stderr, "corral-shim: the session's corral is not there (%s); not starting\n",
-                 std::strerror(errno));
-    return 125;
-  }
   // The proxy bridge: bound before the agent starts, so its first request
   // finds it; served once the agent runs (no threads exist at fork).
   int bridge = -1;
   std::string proxy_socket = ProxySocketPath();
+  const char* wait = std::getenv("CORRAL_WATCHDOG_WAIT_MS");
+  long wait_ms = wait != nullptr ? std::strtol(wait, nullptr, 10) : 0;
+  int watchdog = AwaitWatchdog(std::getenv("CORRAL_WATCHDOG"), wait_ms,
+                               std::getenv("CORRAL_PROXY_SOCKET") != nullptr ? proxy_socket : "");
+  if (watchdog < 0 && (errno != ENOENT || wait_ms > 0)) {
+    std::fprintf(stderr, "corral-shim: the session's corral is not there (%s%s); not starting\n",
+                 std::strerror(errno), wait_ms > 0 ? ", waited for the relay" : "");
+    return 125;
+  }
   if (std::getenv("CORRAL_PROXY_SOCKET") != nullptr && access(proxy_socket.c_str(), F_OK) == 0) {
     bridge = ListenLoopback(kBridgePort);
     if (bridge < 0) {

@@ -1,5 +1,7 @@
 #include "launcher/engine/engine.h"
 
+#include "base/log.h"
+
 #include <errno.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -60,6 +62,20 @@ Result<void> Perform(const Endpoint& endpoint, CURL* curl) {
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, detail);
   CURLcode code = curl_easy_perform(curl);
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);
+  // CORRAL_LOG=debug: each engine request and its time, to see where a
+  // slow start goes.
+  if (log::should_log(spdlog::level::debug)) {
+    char* method = nullptr;
+    char* url = nullptr;
+    long status = 0;
+    curl_off_t total_us = 0;
+    curl_easy_getinfo(curl, CURLINFO_EFFECTIVE_METHOD, &method);
+    curl_easy_getinfo(curl, CURLINFO_EFFECTIVE_URL, &url);
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_getinfo(curl, CURLINFO_TOTAL_TIME_T, &total_us);
+    log::debug("engine: {} {} -> {} in {:.1f} ms", method ? method : "?", url ? url : "?",
+               status, static_cast<double>(total_us) / 1000.0);
+  }
   if (code != CURLE_OK) return CurlError(endpoint, curl, code, detail);
   return Ok();
 }

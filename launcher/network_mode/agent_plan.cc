@@ -20,6 +20,9 @@ Result<SessionPlan> AgentPlan(const SessionPlan& plan, const Layout& layout,
                               const std::string& volume_on_engine, const Visible& visible) {
   SessionPlan agent = plan;
   agent.seccomp_path = volume_on_engine + "/seccomp.json";
+  // The box starts while the sidecar does: the shim runs the agent only
+  // once the relay's watchdog and the proxy answer.
+  agent.env.push_back("CORRAL_WATCHDOG_WAIT_MS=" + std::to_string(kRelayWaitMs));
   agent.mounts.clear();
   const std::string folder = plan.session_dir + "/";
   // The CA bundle is the file SSL_CERT_FILE names; it travels in the volume.

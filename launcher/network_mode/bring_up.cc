@@ -12,8 +12,8 @@ namespace {
 // The sidecar is made first and the session's files are put into the volume
 // through it before it starts (it has the volume at /run/corral), so no
 // container is made only to fill the volume.
-Result<void> StartSidecar(Engine& engine, const SessionPlan& plan, const Layout& layout,
-                          const SessionFiles& files, const std::string& image) {
+Result<void> MakeSidecar(Engine& engine, const SessionPlan& plan, const Layout& layout,
+                         const SessionFiles& files, const std::string& image) {
   auto tar = SessionVolumeTar(files, ::time(nullptr));
   if (!tar) return Error("the session's files do not fit a tar header");
   auto sidecar = engine.CreateContainer(SidecarBody(plan, layout, image), layout.sidecar,
@@ -22,7 +22,6 @@ Result<void> StartSidecar(Engine& engine, const SessionPlan& plan, const Layout&
   if (auto put = engine.PutArchive(*sidecar, kSessionMountPoint, *tar); !put) {
     return put.error().Context("fill the session volume");
   }
-  if (auto ok = engine.Start(*sidecar); !ok) return ok.error().Context("start the proxy sidecar");
   return Ok();
 }
 
@@ -34,7 +33,7 @@ Result<std::string> Steps(Engine& engine, const SessionPlan& plan, const Layout&
   if (auto ok = engine.CreateVolume(layout.session_volume, layout.labels); !ok) return ok.error();
   auto mountpoint = engine.VolumeMountpoint(layout.session_volume);
   if (!mountpoint) return mountpoint.error();
-  if (auto ok = StartSidecar(engine, plan, layout, files, image); !ok) return ok.error();
+  if (auto ok = MakeSidecar(engine, plan, layout, files, image); !ok) return ok.error();
   return *mountpoint;
 }
 
@@ -48,6 +47,11 @@ Result<std::string> BringUp(Engine& engine, const SessionPlan& plan, const Layou
     return volume.error().Context("set up the network mode");
   }
   return volume;
+}
+
+Result<void> StartSidecar(Engine& engine, const Layout& layout) {
+  if (auto ok = engine.Start(layout.sidecar); !ok) return ok.error().Context("start the proxy sidecar");
+  return Ok();
 }
 
 Result<void> TearDown(Engine& engine, const Layout& layout) {

@@ -94,12 +94,19 @@ using Visible = std::function<bool(const std::string& host_path)>;
 Result<SessionPlan> AgentPlan(const SessionPlan& plan, const Layout& layout,
                               const std::string& volume_on_engine, const Visible& visible);
 
-// Makes the network, the session volume and the sidecar; the session's
-// files are PUT into the volume through the sidecar before it starts.
-// Returns the volume's folder on the engine's host (its Mountpoint).
-// On an error what was made is removed again.
+// Makes the network, the session volume and the sidecar, and PUTs the
+// session's files into the volume through the sidecar; does not start it
+// (StartSidecar), so the agent's box can be made while it starts. Returns
+// the volume's folder on the engine's host (its Mountpoint). On an error
+// what was made is removed again.
 Result<std::string> BringUp(Engine& engine, const SessionPlan& plan, const Layout& layout,
                             const SessionFiles& files, const std::string& corral_image);
+Result<void> StartSidecar(Engine& engine, const Layout& layout);
+// How long the shim in the agent's box waits for the relay's watchdog and
+// the sidecar's proxy (CORRAL_WATCHDOG_WAIT_MS): the box starts while the
+// sidecar does, and the agent runs only once both answer. corral waits as
+// long for the relay to say it listens.
+inline constexpr int kRelayWaitMs = 30000;
 // Removes the sidecar, the network and the session volume, each step
 // whatever the others did (side by side); the first error, with the rest
 // still tried. Never the project's volume, nor its copier (the copy-back

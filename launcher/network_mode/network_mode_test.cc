@@ -152,7 +152,10 @@ TEST(AgentPlan, NoHostFolderButTheVisibleProject) {
     EXPECT_TRUE(by_target[target].read_only) << target;
     EXPECT_STREQ(BindPropagation(by_target[target]), "rslave") << "Docker's rule in its root";
   }
-  EXPECT_EQ(agent->env, Plan().env) << "the box finds everything where it does locally";
+  std::vector<std::string> env = Plan().env;
+  env.push_back("CORRAL_WATCHDOG_WAIT_MS=" + std::to_string(kRelayWaitMs));
+  EXPECT_EQ(agent->env, env)
+      << "the box finds everything where it does locally, and waits for the relay";
   for (const Mount& m : agent->mounts) {
     EXPECT_NE(m.source.rfind("/run/user/", 0), 0u) << "no path of this machine: " << m.source;
   }

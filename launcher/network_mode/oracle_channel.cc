@@ -20,7 +20,6 @@
 namespace corral::launcher::network_mode {
 namespace {
 
-constexpr int kReadyTimeoutMs = 30000;
 // An oracle that has not answered in this time is not waited for: the relay
 // closes that question unanswered and the shim's fallback decides.
 constexpr int kOracleTimeoutSeconds = 60;
@@ -74,7 +73,7 @@ Result<std::unique_ptr<OracleChannel>> OracleChannel::Open(Engine& engine, const
   channel->oracle_socket_ = oracle_socket;
   bool ready = false;
   std::string said;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kReadyTimeoutMs);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kRelayWaitMs);
   while (!ready) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                     deadline - std::chrono::steady_clock::now())

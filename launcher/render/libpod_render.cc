@@ -34,7 +34,9 @@ nlohmann::json Render(const SessionPlan& plan) {
   json volumes = json::array();
   for (const Mount& m : plan.mounts) {
     if (m.kind == MountKind::kVolume) {
-      volumes.push_back({{"Name", m.source}, {"Dest", m.target}, {"Options", json::array()}});
+      json options = json::array();
+      if (m.read_only) options.push_back("ro");
+      volumes.push_back({{"Name", m.source}, {"Dest", m.target}, {"Options", options}});
     } else if (m.kind == MountKind::kTmpfs) {
       mounts.push_back({{"destination", m.target}, {"type", "tmpfs"}, {"source", "tmpfs"},
                         {"options", m.options}});

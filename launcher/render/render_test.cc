@@ -101,6 +101,20 @@ TEST(LibpodRender, SpecGenerator) {
   EXPECT_EQ((*tmp)["type"], "tmpfs");
 }
 
+// The network mode mounts the session volume read-only: Podman must be told
+// so in the volume's options, or the box can write into its own session.
+TEST(LibpodRender, AReadOnlyVolumeIsMountedReadOnly) {
+  TempTree tree;
+  auto policy = TestPolicy();
+  SessionPlan plan = TestPlan(tree, policy);
+  plan.mounts.push_back({MountKind::kVolume, "corral-x-session", "/run/corral", true, {}, "test"});
+  json spec = libpod::Render(plan);
+  for (const json& v : spec["volumes"]) {
+    bool ro = v["Options"] == json::array({"ro"});
+    EXPECT_EQ(ro, v["Dest"] == "/run/corral") << v.dump();  // the home volume stays writable
+  }
+}
+
 TEST(LibpodRender, NoResourceLimitsFieldWithoutLimits) {
   TempTree tree;
   auto policy = TestPolicy();

@@ -105,6 +105,20 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
   }
   auto volume = network_mode::BringUp(engine, plan, session->layout_, *files, *image);
   session->up_ = static_cast<bool>(volume);  // from here the destructor tears down
+  // The sidecar starts and the relay comes up while the agent's box is made
+  // and started: the shim in it waits for the relay (kRelayWaitMs), and
+  // RunBox waits for this before the box's output.
+  if (volume) {
+    session->relay_ = std::async(std::launch::async, [s = session.get(),
+                                                      oracle = plan.session_dir + "/" +
+                                                               kOracleSocket]() -> Result<void> {
+      if (auto ok = network_mode::StartSidecar(s->engine_, s->layout_); !ok) return ok.error();
+      auto channel = network_mode::OracleChannel::Open(s->engine_, s->layout_, oracle);
+      if (!channel) return channel.error();
+      s->channel_ = std::move(*channel);
+      return Ok();
+    });
+  }
   if (copied.valid()) {
     auto manifest = copied.get();
     if (!manifest) return manifest.error().Context("copy the project in");
@@ -127,13 +141,14 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
                            source.rfind(project_on_engine, 0) == 0);
       });
   if (!agent) return agent.error();
-  auto channel =
-      network_mode::OracleChannel::Open(engine, session->layout_,
-                                        plan.session_dir + "/" + kOracleSocket);
-  if (!channel) return channel.error();
-  session->channel_ = std::move(*channel);
   plan = std::move(*agent);
   return session;
+}
+
+Result<void> NetworkSession::AwaitRelay() {
+  if (!relay_.valid()) return relay_result_;
+  relay_result_ = relay_.get();
+  return relay_result_;
 }
 
 NetworkSession::NetworkSession(Engine& engine, const std::string& session_id)
@@ -144,6 +159,7 @@ std::vector<ApiCall> NetworkSession::TearDownCalls(const std::string& session_id
 }
 
 void NetworkSession::End(SessionRecord& record) {
+  (void)AwaitRelay();  // the relay's thread is done with channel_
   channel_.reset();
   if (!up_) return;
   // The box's work comes home while the proxy's log is read and the
@@ -203,6 +219,7 @@ Result<void> NetworkSession::RemoveBox() {
 }
 
 NetworkSession::~NetworkSession() {
+  (void)AwaitRelay();
   channel_.reset();
   CopyBack();  // a session that ended before its box: nothing changed, the volume goes
   TearDown();

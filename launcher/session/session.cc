@@ -103,8 +103,11 @@ struct Mode {
   HostPaths host;
 };
 
+// `started`, when given, is asked once the box is started and before its
+// output is read: an error there ends the box (the network mode's relay).
 Result<RunOutcome> RunBox(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
-                          const std::string& engine_lines);
+                          const std::string& engine_lines,
+                          const std::function<Result<void>()>& started = nullptr);
 
 Result<RunOutcome> RunPlan(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
                            const std::string& build_context, const std::string& engine_lines,
@@ -127,13 +130,15 @@ Result<RunOutcome> RunPlan(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
   if (!mode.network) return RunBox(engine, plan, cleanup, engine_lines);
   auto network = NetworkSession::BringUp(engine, plan, mode.host);
   if (!network) return network.error();
-  auto outcome = RunBox(engine, plan, cleanup, engine_lines);
+  auto outcome = RunBox(engine, plan, cleanup, engine_lines,
+                        [&] { return (*network)->AwaitRelay(); });
   (*network)->End(record);
   return outcome;
 }
 
 Result<RunOutcome> RunBox(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
-                          const std::string& engine_lines) {
+                          const std::string& engine_lines,
+                          const std::function<Result<void>()>& started) {
   auto signals = SignalPipe::Install();
   if (!signals) return signals.error();
 
@@ -151,6 +156,9 @@ Result<RunOutcome> RunBox(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
 
   std::cerr << Summary(plan, engine.name()) << engine_lines << std::flush;
   if (auto ok = engine.Start(*id); !ok) return RootlessHint(engine, ok.error());
+  if (started) {
+    if (auto ok = started(); !ok) return ok.error();
+  }
   std::optional<RawTerminal> raw;
   auto resize = [&] {
     auto [rows, cols] = TerminalSize();

@@ -312,6 +312,9 @@ class NetworkSession {
                                                          const HostPaths& host);
   // What the reaper removes when corral is killed.
   static std::vector<ApiCall> TearDownCalls(const std::string& session_id);
+  // Once the agent's box is started: returns when the sidecar runs and the
+  // relay listens (the shim in the box waits for it), or why not.
+  Result<void> AwaitRelay();
   // After the box: the channel closed, the proxy's decisions into `record`.
   void End(SessionRecord& record);
   ~NetworkSession();  // removes the sidecar, the network and the volume
@@ -332,7 +335,9 @@ class NetworkSession {
   Result<void> RemoveBox();
   std::once_flag box_removal_;
   Result<void> box_removed_ = Ok();
-  std::unique_ptr<network_mode::OracleChannel> channel_;
+  std::unique_ptr<network_mode::OracleChannel> channel_;  // set by relay_'s thread
+  std::future<Result<void>> relay_;  // the sidecar's start and the relay's stream
+  Result<void> relay_result_ = Ok();
 };
 
 }  // namespace corral::launcher
