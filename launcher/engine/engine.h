@@ -106,6 +106,8 @@ class RawConnection {
   static Result<RawConnection> Open(const Endpoint& endpoint, const std::string& method,
                                     const std::string& path, bool upgrade,
                                     const std::string& body = "");
+  // A plain connected socket, without HTTP or TLS (tests of a stream's user).
+  static RawConnection Adopt(int fd);
   long status() const { return status_; }
   int fd() const { return fd_; }
   // Sends all of `data`; false when the connection is gone.
@@ -118,8 +120,9 @@ class RawConnection {
   void CloseWrite();
 
  private:
-  CurlHandle curl_;
+  CurlHandle curl_;  // none for an adopted socket
   int fd_ = -1;
+  UniqueFd adopted_;
   long status_ = 0;
   std::string pending_;
 };

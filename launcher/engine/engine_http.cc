@@ -3,6 +3,7 @@
 #include "base/log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
 
@@ -228,10 +229,26 @@ Result<RawConnection> RawConnection::Open(const Endpoint& endpoint, const std::s
   return conn;
 }
 
+RawConnection RawConnection::Adopt(int fd) {
+  RawConnection conn;
+  conn.adopted_.Reset(fd);
+  conn.fd_ = fd;
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);  // as curl's sockets are
+  return conn;
+}
+
 bool RawConnection::Send(const char* data, std::size_t size) {
   while (size > 0) {
     size_t sent = 0;
-    CURLcode code = curl_easy_send(curl_.get(), data, size, &sent);
+    CURLcode code = CURLE_OK;
+    if (!curl_) {
+      ssize_t n = ::send(fd_, data, size, MSG_NOSIGNAL);
+      if (n < 0 && errno != EAGAIN && errno != EINTR) return false;
+      code = n < 0 ? CURLE_AGAIN : CURLE_OK;
+      sent = n < 0 ? 0 : static_cast<size_t>(n);
+    } else {
+      code = curl_easy_send(curl_.get(), data, size, &sent);
+    }
     if (code == CURLE_AGAIN) {
       pollfd p{fd_, POLLOUT, 0};
       ::poll(&p, 1, 1000);
@@ -249,6 +266,11 @@ long RawConnection::Recv(char* buffer, std::size_t size) {
     std::size_t n = std::min(size, pending_.size());
     pending_.copy(buffer, n);
     pending_.erase(0, n);
+    return static_cast<long>(n);
+  }
+  if (!curl_) {
+    ssize_t n = ::recv(fd_, buffer, size, 0);
+    if (n < 0) return errno == EAGAIN || errno == EINTR ? -2 : -1;
     return static_cast<long>(n);
   }
   size_t got = 0;

@@ -16,8 +16,18 @@ Result<void> MakeSidecar(Engine& engine, const SessionPlan& plan, const Layout& 
                          const SessionFiles& files, const std::string& image) {
   auto tar = SessionVolumeTar(files, ::time(nullptr));
   if (!tar) return Error("the session's files do not fit a tar header");
-  auto sidecar = engine.CreateContainer(SidecarBody(plan, layout, image), layout.sidecar,
-                                        "make the proxy sidecar");
+  auto sidecar = engine.CreateContainer(SidecarBody(plan, layout, image, kSidecarNetwork),
+                                        layout.sidecar, "make the proxy sidecar");
+  if (!sidecar) {
+    // An engine with user namespaces shares no host namespace: a network of
+    // the session's own, then.
+    if (auto ok = engine.CreateNetwork(layout.network, /*internal=*/false, layout.labels); !ok) {
+      return ok.error().Context("the sidecar's network (the host's was refused: " +
+                                sidecar.error().message + ")");
+    }
+    sidecar = engine.CreateContainer(SidecarBody(plan, layout, image, layout.network),
+                                     layout.sidecar, "make the proxy sidecar");
+  }
   if (!sidecar) return sidecar.error();
   if (auto put = engine.PutArchive(*sidecar, kSessionMountPoint, *tar); !put) {
     return put.error().Context("fill the session volume");
@@ -27,9 +37,6 @@ Result<void> MakeSidecar(Engine& engine, const SessionPlan& plan, const Layout& 
 
 Result<std::string> Steps(Engine& engine, const SessionPlan& plan, const Layout& layout,
                           const SessionFiles& files, const std::string& image) {
-  if (auto ok = engine.CreateNetwork(layout.network, /*internal=*/false, layout.labels); !ok) {
-    return ok.error();
-  }
   if (auto ok = engine.CreateVolume(layout.session_volume, layout.labels); !ok) return ok.error();
   auto mountpoint = engine.VolumeMountpoint(layout.session_volume);
   if (!mountpoint) return mountpoint.error();

@@ -64,7 +64,8 @@ json FillerBody(const Layout& layout, const std::string& image) {
                {"Target", kSessionMountPoint}}}}}}};
 }
 
-json SidecarBody(const SessionPlan& plan, const Layout& layout, const std::string& image) {
+json SidecarBody(const SessionPlan& plan, const Layout& layout, const std::string& image,
+                 const std::string& network) {
   json command = {"proxy", "--listen", std::string("unix:") + InRelay(kProxySocket),
                   "--socket-mode", "0666", "--log", "-"};
   for (const std::string& host : plan.allowed_domains) {
@@ -81,7 +82,7 @@ json SidecarBody(const SessionPlan& plan, const Layout& layout, const std::strin
           {"Hostname", "corral-proxy"},
           {"Labels", labels},
           {"HostConfig",
-           {{"NetworkMode", layout.network},
+           {{"NetworkMode", network},
             {"CapDrop", {"ALL"}},
             {"SecurityOpt", {"no-new-privileges"}},
             {"ReadonlyRootfs", true},

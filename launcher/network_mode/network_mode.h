@@ -74,8 +74,15 @@ std::optional<std::string> SessionVolumeTar(const SessionFiles& files, std::int6
 // starts from it).
 nlohmann::json FillerBody(const Layout& layout, const std::string& image);
 // The sidecar: `corral proxy` with the session's list on relay/proxy.sock,
-// from the corral image, on the session's network, locked down as a box.
-nlohmann::json SidecarBody(const SessionPlan& plan, const Layout& layout, const std::string& image);
+// from the corral image, on `network`, locked down as a box.
+nlohmann::json SidecarBody(const SessionPlan& plan, const Layout& layout, const std::string& image,
+                           const std::string& network);
+// The sidecar's network when the engine allows it: the engine host's own, as
+// corral's proxy has this machine's in a local session. The proxy listens on
+// no port, and refuses loopback, private and link-local addresses wherever a
+// name leads; a bridge network of its own costs a quarter second more per
+// start. An engine that refuses it (user namespaces) gets layout.network.
+inline constexpr const char* kSidecarNetwork = "host";
 // The relay's command in the sidecar (an exec whose stdin and stdout are
 // corral's stream): the oracle's and the watchdog's sockets in relay/.
 std::vector<std::string> RelayCommand();
@@ -136,6 +143,9 @@ class OracleChannel {
   // Returns once the relay said it listens (the box may start).
   static Result<std::unique_ptr<OracleChannel>> Open(Engine& engine, const Layout& layout,
                                                      const std::string& oracle_socket);
+  // The same on a stream already open to a relay (Open's exec; a test's socket).
+  static Result<std::unique_ptr<OracleChannel>> Start(std::unique_ptr<RawConnection> stream,
+                                                      const std::string& oracle_socket);
   ~OracleChannel();  // ends the stream: the relay goes, and with it the box's watchdog
   OracleChannel(const OracleChannel&) = delete;
   OracleChannel& operator=(const OracleChannel&) = delete;
@@ -143,9 +153,13 @@ class OracleChannel {
 
  private:
   OracleChannel() = default;
-  // Stdout lines of the relay from the stream; false when it ended.
-  bool ReadLines(const std::function<void(const std::string&)>& on_line, int timeout_ms);
+  // Stdout lines of the relay from the stream; false when it ended. A line
+  // for which `on_line` says false is the last taken: the rest wait in
+  // lines_ (the questions that follow the relay's ready line are the loop's).
+  bool ReadLines(const std::function<bool(const std::string&)>& on_line, int timeout_ms);
+  bool TakeLines(const std::function<bool(const std::string&)>& on_line);
   void Loop();
+  bool OnQuestion(const std::string& line);
   void Ask(std::uint64_t id, const std::string& request);  // on a thread of its own
   std::unique_ptr<RawConnection> stream_;
   std::string oracle_socket_;

@@ -98,13 +98,13 @@ SessionPlan Plan() {
 
 TEST(SidecarBody, RunsTheSessionsListOnItsSocketInTheVolumeLockedDown) {
   Layout layout = LayoutFor("0123456789ab");
-  json body = SidecarBody(Plan(), layout, "corral:0.1.0");
+  json body = SidecarBody(Plan(), layout, "corral:0.1.0", "host");
   EXPECT_EQ(body["Image"], "corral:0.1.0");
   EXPECT_EQ(body["Cmd"], json({"proxy", "--listen", "unix:/run/corral/relay/proxy.sock",
                                "--socket-mode", "0666", "--log", "-", "--allow",
                                "registry.npmjs.org", "--allow", "github.com"}));
   EXPECT_EQ(body["User"], "65534:65534");
-  EXPECT_EQ(body["HostConfig"]["NetworkMode"], layout.network);
+  EXPECT_EQ(body["HostConfig"]["NetworkMode"], "host");
   EXPECT_EQ(body["HostConfig"]["CapDrop"], json({"ALL"}));
   EXPECT_EQ(body["HostConfig"]["SecurityOpt"], json({"no-new-privileges"}));
   EXPECT_EQ(body["HostConfig"]["ReadonlyRootfs"], true);

@@ -68,8 +68,13 @@ Result<std::unique_ptr<OracleChannel>> OracleChannel::Open(Engine& engine, const
       layout.sidecar, RelayCommand(),
       std::to_string(kSidecarUid) + ":" + std::to_string(kSidecarUid));
   if (!stream) return stream.error().Context("start the oracle relay");
+  return Start(std::make_unique<RawConnection>(std::move(*stream)), oracle_socket);
+}
+
+Result<std::unique_ptr<OracleChannel>> OracleChannel::Start(std::unique_ptr<RawConnection> stream,
+                                                            const std::string& oracle_socket) {
   std::unique_ptr<OracleChannel> channel(new OracleChannel);
-  channel->stream_ = std::make_unique<RawConnection>(std::move(*stream));
+  channel->stream_ = std::move(stream);
   channel->oracle_socket_ = oracle_socket;
   bool ready = false;
   std::string said;
@@ -81,8 +86,9 @@ Result<std::unique_ptr<OracleChannel>> OracleChannel::Open(Engine& engine, const
     if (left <= 0) return Error("the oracle relay in the sidecar did not start within 30 s");
     bool open = channel->ReadLines(
         [&](const std::string& line) {
-          if (line == kRelayReady) ready = true;
-          else said += line + " ";
+          if (line == kRelayReady) return !(ready = true);  // what follows is the loop's
+          said += line + " ";
+          return true;
         },
         static_cast<int>(left));
     if (!open && !ready) {
@@ -99,7 +105,7 @@ Result<std::unique_ptr<OracleChannel>> OracleChannel::Open(Engine& engine, const
   return channel;
 }
 
-bool OracleChannel::ReadLines(const std::function<void(const std::string&)>& on_line,
+bool OracleChannel::ReadLines(const std::function<bool(const std::string&)>& on_line,
                               int timeout_ms) {
   char buffer[65536];
   long n = stream_->Recv(buffer, sizeof buffer);
@@ -108,20 +114,52 @@ bool OracleChannel::ReadLines(const std::function<void(const std::string&)>& on_
     n = stream_->Recv(buffer, sizeof buffer);
     if (n == -2) return true;
   }
-  if (n <= 0) return false;
-  frames_.append(buffer, static_cast<std::size_t>(n));
+  // All that is there now: bytes kept from the response's head, or held by
+  // the TLS layer, wake no poll.
+  while (n > 0) {
+    frames_.append(buffer, static_cast<std::size_t>(n));
+    n = stream_->Recv(buffer, sizeof buffer);
+  }
   TakeFrames(frames_, [&](int stream, std::string_view data) {
     if (stream == 1) lines_.append(data);
   });
+  TakeLines(on_line);
+  return n == -2;
+}
+
+bool OracleChannel::TakeLines(const std::function<bool(const std::string&)>& on_line) {
   for (std::size_t newline; (newline = lines_.find('\n')) != std::string::npos;) {
     std::string line = lines_.substr(0, newline);
     lines_.erase(0, newline + 1);
-    on_line(line);
+    if (!on_line(line)) break;
   }
   return true;
 }
 
+// A question of the box: {"id":N,"request":...}, asked on a thread of its
+// own so that a slow answer holds up no other.
+bool OracleChannel::OnQuestion(const std::string& line) {
+  auto message = nlohmann::json::parse(line, nullptr, false);
+  if (!message.is_object() || !message["id"].is_number_unsigned() ||
+      !message.contains("request")) {
+    return true;
+  }
+  questions_++;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++in_flight_;
+  }
+  std::thread([this, id = message["id"].get<std::uint64_t>(),
+               request = message["request"].dump()] { Ask(id, request); })
+      .detach();
+  return true;
+}
+
 void OracleChannel::Loop() {
+  auto question = [this](const std::string& line) { return OnQuestion(line); };
+  // Questions may have come with the relay's ready line.
+  TakeLines(question);
+  if (!ReadLines(question, 0)) return;
   for (;;) {
     pollfd fds[2] = {{stream_->fd(), POLLIN, 0}, {wake_read_.get(), POLLIN, 0}};
     if (::poll(fds, 2, -1) < 0 && errno != EINTR) return;
@@ -139,23 +177,7 @@ void OracleChannel::Loop() {
       if (stopping) return;
     }
     if (!fds[0].revents) continue;
-    bool open = ReadLines(
-        [this](const std::string& line) {
-          auto message = nlohmann::json::parse(line, nullptr, false);
-          if (!message.is_object() || !message["id"].is_number_unsigned() ||
-              !message.contains("request")) {
-            return;
-          }
-          questions_++;
-          {
-            std::lock_guard<std::mutex> lock(mu_);
-            ++in_flight_;
-          }
-          std::thread([this, id = message["id"].get<std::uint64_t>(),
-                       request = message["request"].dump()] { Ask(id, request); })
-              .detach();
-        },
-        0);
+    bool open = ReadLines(question, 0);
     if (!open) return;  // the relay is gone: the box's watchdog ends it
   }
 }

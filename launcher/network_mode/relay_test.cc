@@ -1,3 +1,4 @@
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -98,6 +99,63 @@ TEST(Relay, CarriesEachQuestionOutAndItsAnswerBackThenGoesWithTheStream) {
   for (int fd : {first, second, bad, unanswered, held, to_relay[0], from_relay[0], from_relay[1]}) {
     ::close(fd);
   }
+  std::filesystem::remove_all(dir);
+}
+
+// Docker's multiplexed stream: stdout (1), the length, the bytes.
+std::string StdoutFrame(const std::string& data) {
+  std::string frame = {1, 0, 0, 0};
+  for (int shift : {24, 16, 8, 0}) frame += static_cast<char>((data.size() >> shift) & 0xff);
+  return frame + data;
+}
+
+// The box may ask before corral has read past the relay's ready line (the
+// box starts while the sidecar does): a question in the same read as that
+// line is answered, not dropped with it.
+TEST(OracleChannel, AnswersAQuestionThatCameInTheSameReadAsTheReadyLine) {
+  std::string dir =
+      std::filesystem::temp_directory_path() / ("channel-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string oracle_path = dir + "/oracle.sock";
+  // This machine's oracle: answers one question.
+  int oracle = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, oracle_path.c_str(), sizeof address.sun_path - 1);
+  ASSERT_EQ(::bind(oracle, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(::listen(oracle, 4), 0);
+  std::string asked;
+  std::thread answering([&] {
+    pollfd waiting{oracle, POLLIN, 0};
+    if (::poll(&waiting, 1, 10000) != 1) return;  // never asked
+    int client = ::accept(oracle, nullptr, nullptr);
+    if (client < 0) return;
+    asked = ReadLine(client);
+    Write(client, R"({"v":1,"decision":"deny","message":"no"})"
+                  "\n");
+    ::close(client);
+  });
+  int pair[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair), 0);
+  Write(pair[1], StdoutFrame(std::string(kRelayReady) + "\n" +
+                             R"({"id":7,"request":{"v":1,"command":"aws s3 ls"}})" + "\n"));
+  auto channel = OracleChannel::Start(
+      std::make_unique<RawConnection>(RawConnection::Adopt(pair[0])), oracle_path);
+  ASSERT_TRUE(channel) << channel.error().message;
+  timeval timeout{10, 0};
+  ::setsockopt(pair[1], SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  std::string line = ReadLine(pair[1]);
+  answering.join();
+  EXPECT_NE(asked.find(R"("command":"aws s3 ls")"), std::string::npos)
+      << "this machine's oracle was not asked: '" << asked << "'";
+  auto answer = nlohmann::json::parse(line, nullptr, false);
+  ASSERT_TRUE(answer.is_object()) << "no answer came back: '" << line << "'";
+  EXPECT_EQ(answer["id"], 7);
+  EXPECT_EQ(answer["answer"]["decision"], "deny");
+  EXPECT_EQ((*channel)->questions(), 1u);
+  channel->reset();
+  ::close(pair[1]);
+  ::close(oracle);
   std::filesystem::remove_all(dir);
 }
 

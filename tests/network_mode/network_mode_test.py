@@ -204,12 +204,21 @@ def prove(label, api, corral, flags, env, work, copied=False):
             first = (work / "killed.jsonl").read_text().splitlines()
             session = json.loads(first[0]).get("session", "") if first else ""
     box_running = False
+    sidecar = f"/corral-{session}-proxy"
     while session and time.monotonic() < deadline and not box_running:
         objects = api.session_objects(session)
-        box_running = len(objects) >= 4
+        box_running = (sidecar in objects and f"corral-{session}-session" in objects and
+                       any(o.startswith("/") and o.endswith(f"-{session}") for o in objects))
         time.sleep(0.3)
-    check(box_running, f"{label}: a session is up (box, sidecar, network, volume)",
+    check(box_running, f"{label}: a session is up (box, sidecar, session volume)",
           api.session_objects(session) if session else "no session")
+    # The sidecar has the engine host's network (as corral's proxy has this
+    # machine's locally); no network is made for it on an engine that allows that.
+    status, inspected = api.json("/containers" + sidecar + "/json")
+    check(status == 200 and inspected["HostConfig"]["NetworkMode"] == "host" and
+          f"corral-{session}-network" not in api.session_objects(session),
+          f"{label}: the sidecar is on the engine host's network, and no network was made",
+          (status, inspected["HostConfig"]["NetworkMode"] if status == 200 else inspected))
     os.kill(p.pid, signal.SIGKILL)
     p.wait()
     # A copied project's volume stays: it may hold the box's only copy of its work.
