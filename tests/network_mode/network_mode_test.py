@@ -15,7 +15,9 @@ the box or against the engine's own API:
   the box having no network interface but lo;
 - nothing of the session left on the engine afterwards (containers, networks, volumes);
 - corral killed with SIGKILL: the reaper removes the box, the sidecar, the network and
-  the volume.
+  the volume;
+- a proxy sidecar that cannot start (a broken image under corral's exact tag): exit
+  125 in one line, the agent never started, nothing left on the engine.
 
 Usage: network_mode_test.py docker|podman CORRAL
 """
@@ -231,6 +233,67 @@ def prove(label, api, corral, flags, env, work, copied=False):
               (r.returncode, r.stdout, r.stderr, api.session_objects(session)))
 
 
+# The copies' fixed mtime: corral's image tag is made from its programs' sizes and
+# mtimes, so the copies ask for one tag of their own, the same in every run of a build.
+COPIES_MTIME_NS = 1_700_000_000 * 10**9
+
+
+def prove_sidecar_cannot_start(label, api, corral, flags, env, work):
+    """The proxy sidecar cannot start: the image under the exact tag corral asks for
+    (corral:VERSION-HASH, which it reuses when the engine has it) is the test image,
+    which has no /usr/bin/corral. The agent must not start, corral exits 125 with one
+    line naming the cause, and nothing of the session is left on the engine. Copies
+    of corral's programs ask for a tag of their own, so no other run is disturbed;
+    the tag's real image is put back afterwards."""
+    work = pathlib.Path(work)
+    copies = work / "broken-sidecar"
+    copies.mkdir()
+    build = pathlib.Path(corral).resolve().parent.parent
+    for src in (pathlib.Path(corral), build / "images" / "corral-shim",
+                build / "images" / "corral-shell"):
+        shutil.copy(src, copies / src.name)
+        os.utime(copies / src.name, ns=(COPIES_MTIME_NS, COPIES_MTIME_NS))
+    copy = str(copies / "corral")
+    env = dict(env, CORRAL_ENGINE_MODE="network", CORRAL_HOLD_UNKNOWN_FOLDERS="off",
+               CORRAL_LEVEL="always", CORRAL_IMAGE="corral-test:latest")
+    env.pop("CORRAL_SHIM", None)  # the copies' own, beside the copied corral
+    r = subprocess.run([copy, "image", "build", "corral", *flags], capture_output=True,
+                       text=True, env=env, timeout=900)
+    tag = r.stdout.strip()
+    status, real = api.json(f"/images/{tag}/json") if tag else (0, r.stderr)
+    check(r.returncode == 0 and status == 200, f"{label}: the copies' corral image is {tag}",
+          real)
+    if status != 200:
+        return
+    repo, version = tag.split(":", 1)
+    status, out = api.call("POST", f"/images/corral-test:latest/tag?repo={repo}&tag={version}")
+    check(status == 201, f"{label}: the test image (no corral in it) tagged {tag}", out)
+    try:
+        proj = work / "broken-proj"
+        proj.mkdir()
+        events = work / "broken.jsonl"
+        r = subprocess.run([copy, "run", *flags, "--headless", "--json-events", str(events),
+                            "--", "sh", "-c", "echo the-agent-ran"], capture_output=True,
+                           text=True, env=env, cwd=proj, timeout=300)
+        lines = [l for l in r.stderr.splitlines() if l.strip()]
+        check(r.returncode == 125 and "the-agent-ran" not in r.stdout + r.stderr,
+              f"{label}: the sidecar cannot start: exit 125, the agent never ran",
+              (r.returncode, r.stdout, r.stderr))
+        check(len(lines) == 1 and "proxy sidecar" in lines[0] and
+              "/usr/bin/corral" in lines[0],
+              f"{label}: one line naming the cause", r.stderr)
+        started = next((e for e in session_of(events) if e.get("event") == "session_started"),
+                       {}) if events.exists() else {}
+        session = started.get("session", "")
+        check(session and api.session_objects(session) == [],
+              f"{label}: nothing of session {session or '?'} is left on the engine "
+              "(containers, networks, volumes)",
+              api.session_objects(session) if session else started)
+    finally:
+        status, out = api.call("POST", f"/images/{real['Id']}/tag?repo={repo}&tag={version}")
+        check(status == 201, f"{label}: {tag} is its real image again", out)
+
+
 def main():
     engine, corral = sys.argv[1:3]
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "engines"))
@@ -241,6 +304,8 @@ def main():
     os.chmod(work, 0o755)
     try:
         prove(engine, Api(url), corral, ["--engine", url], dict(os.environ), work)
+        prove_sidecar_cannot_start(engine, Api(url), corral, ["--engine", url],
+                                   dict(os.environ), work)
         # The engine cannot see the project: copied in and back.
         copy_work = pathlib.Path(work) / "copied"
         copy_work.mkdir()
