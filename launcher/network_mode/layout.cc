@@ -9,6 +9,9 @@ namespace {
 std::string InRelay(const char* socket) {
   return std::string(kSessionMountPoint) + "/" + kRelayFolder + "/" + socket;
 }
+TarEntry DenyListEntry(const std::string& text) {
+  return {TarEntry::kFile, kDenyListFile, text, 0444, 0, 0};
+}
 }  // namespace
 
 Layout LayoutFor(const std::string& session_id) {
@@ -34,7 +37,7 @@ std::optional<std::string> SessionVolumeTar(const SessionFiles& files, std::int6
   entries.push_back({TarEntry::kFile, "empty", "", 0444, 0, 0});
   entries.push_back({TarEntry::kFolder, "emptydir", "", 0555, 0, 0});
   entries.push_back({TarEntry::kFile, "seccomp.json", files.seccomp, 0444, 0, 0});
-  entries.push_back({TarEntry::kFile, kDenyListFile, files.deny_list, 0444, 0, 0});
+  entries.push_back(DenyListEntry(files.deny_list));
   if (files.passwd) entries.push_back({TarEntry::kFile, "passwd", *files.passwd, 0444, 0, 0});
   if (files.group) entries.push_back({TarEntry::kFile, "group", *files.group, 0444, 0, 0});
   if (files.ca_bundle) entries.push_back({TarEntry::kFile, kCaFile, *files.ca_bundle, 0444, 0, 0});
@@ -46,6 +49,10 @@ std::optional<std::string> SessionVolumeTar(const SessionFiles& files, std::int6
         {TarEntry::kSymlink, socket, std::string(kRelayFolder) + "/" + socket, 0777, 0, 0});
   }
   return WriteTar(entries, mtime);
+}
+
+std::optional<std::string> DenyListTar(const std::string& text, std::int64_t mtime) {
+  return WriteTar({DenyListEntry(text)}, mtime);
 }
 
 json FillerBody(const Layout& layout, const std::string& image) {

@@ -69,6 +69,10 @@ inline constexpr const char* kCaFile = "ca.crt";
 // Root's and read-only, except relay/. nullopt when a header cannot hold it.
 std::optional<std::string> SessionVolumeTar(const SessionFiles& files, std::int64_t mtime);
 
+// The deny list's copy alone, as SessionVolumeTar lays it, to PUT over the
+// volume's while the session runs (a config edit).
+std::optional<std::string> DenyListTar(const std::string& text, std::int64_t mtime);
+
 // A container created from `image` and never started, with the session
 // volume at /run/corral, to PUT or GET files through (the copier's body
 // starts from it).
@@ -79,6 +83,30 @@ nlohmann::json SidecarBody(const SessionPlan& plan, const Layout& layout, const 
 // The relay's command in the sidecar (an exec whose stdin and stdout are
 // corral's stream): the oracle's and the watchdog's sockets in relay/.
 std::vector<std::string> RelayCommand();
+
+// Sends each new deny list copy into the session volume (PUT archive
+// through the running sidecar), so the shim's fallback in the box reads the
+// list this machine's oracle has; the latest text wins, on a thread of its
+// own. A failure is logged as a warning: the oracle, which decides while the
+// channel holds, already has the edit.
+class DenyListSender {
+ public:
+  DenyListSender(Engine& engine, const Layout& layout);
+  ~DenyListSender();  // a text not yet sent is dropped: the session is ending
+  DenyListSender(const DenyListSender&) = delete;
+  DenyListSender& operator=(const DenyListSender&) = delete;
+  void Send(std::string text);  // returns at once
+
+ private:
+  void Loop();
+  Engine& engine_;
+  std::string sidecar_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::optional<std::string> pending_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
 
 // Whether the engine sees a host path as it is here (a CI runner's shared
 // build folder). Only the project may be bind-mounted; see AgentPlan.

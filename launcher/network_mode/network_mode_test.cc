@@ -68,6 +68,16 @@ TEST(SessionVolume, HoldsWhatTheSessionFolderHolds) {
   EXPECT_EQ(by_name["bin/corral-shim"].uid, 0u);
 }
 
+TEST(SessionVolume, TheDenyListAloneIsNamedInsideTheMount) {
+  auto tar = DenyListTar("aws\nfrobnicate\n", 0);
+  ASSERT_TRUE(tar);
+  auto members = Members(*tar);
+  ASSERT_EQ(members.size(), 1u);
+  EXPECT_EQ(members[0].name, "deny-list");
+  EXPECT_EQ(members[0].size, 15u);
+  EXPECT_EQ(members[0].mode, 0444u);
+}
+
 SessionPlan Plan() {
   SessionPlan plan;
   plan.session_id = "0123456789ab";

@@ -132,6 +132,7 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
                                         plan.session_dir + "/" + kOracleSocket);
   if (!channel) return channel.error();
   session->channel_ = std::move(*channel);
+  session->deny_list_ = std::make_unique<network_mode::DenyListSender>(engine, session->layout_);
   plan = std::move(*agent);
   return session;
 }
@@ -143,7 +144,12 @@ std::vector<ApiCall> NetworkSession::TearDownCalls(const std::string& session_id
   return network_mode::TearDownCalls(network_mode::LayoutFor(session_id));
 }
 
+void NetworkSession::DenyListChanged(const std::string& text) {
+  if (deny_list_) deny_list_->Send(text);
+}
+
 void NetworkSession::End(SessionRecord& record) {
+  deny_list_.reset();
   channel_.reset();
   if (!up_) return;
   // The box's work comes home while the proxy's log is read and the
@@ -203,6 +209,7 @@ Result<void> NetworkSession::RemoveBox() {
 }
 
 NetworkSession::~NetworkSession() {
+  deny_list_.reset();
   channel_.reset();
   CopyBack();  // a session that ended before its box: nothing changed, the volume goes
   TearDown();

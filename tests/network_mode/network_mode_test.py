@@ -16,6 +16,8 @@ the box or against the engine's own API:
 - nothing of the session left on the engine afterwards (containers, networks, volumes);
 - corral killed with SIGKILL: the reaper removes the box, the sidecar, the network and
   the volume;
+- a deny-list edit while the session runs reaching the box's copy (its fallback), seen
+  with this machine's oracle cut off;
 - a proxy sidecar that cannot start (a broken image under corral's exact tag): exit
   125 in one line, the agent never started, nothing left on the engine.
 
@@ -233,6 +235,82 @@ def prove(label, api, corral, flags, env, work, copied=False):
               (r.returncode, r.stdout, r.stderr, api.session_objects(session)))
 
 
+def wait_for(path, seconds=120):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if path.exists():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+# The box's half of prove_deny_list_edit: it says when to edit and to cut the
+# oracle's socket, through files in the (bound) project.
+EDIT_SCRIPT = """
+p=$1; await() { i=0; while [ ! -e "$1" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; }
+echo "$CORRAL_SESSION" > "$p/session"
+grep -qx frobnicate /run/corral/deny-list && echo "listed-before-edit"
+touch "$p/ready-for-edit"; await "$p/edited"
+/run/corral/bin/sh -c "echo asked-after-edit"
+i=0; until grep -qx frobnicate /run/corral/deny-list || [ $i -ge 100 ]; do sleep 0.1; i=$((i+1)); done
+grep -qx frobnicate /run/corral/deny-list && echo "box-copy-has-the-edit"
+touch "$p/ready-for-cut"; await "$p/cut"
+/run/corral/bin/sh -c "frobnicate --now"; echo "frobnicate-exit $?"
+"""
+
+
+def prove_deny_list_edit(label, corral, flags, env, work):
+    """A command added to the deny list while a network-mode session runs reaches the
+    box's copy of the list (its fallback): with this machine's oracle cut off, the box
+    still refuses it. The project is bound, so the box and this test talk through it."""
+    work = pathlib.Path(work)
+    proj = work / "edit-proj"
+    proj.mkdir()
+    run = work / "run"
+    run.mkdir(mode=0o700)
+    config = work / "edit-config.yaml"
+
+    def write_config(deny):
+        tmp = config.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"level": "always", "deny_unattended": deny}))
+        os.replace(tmp, config)
+
+    write_config(["aws"])
+    env = dict(env, CORRAL_ENGINE_MODE="network", CORRAL_HOLD_UNKNOWN_FOLDERS="off",
+               CORRAL_IMAGE="corral-test:latest", CORRAL_CONFIG=str(config),
+               XDG_RUNTIME_DIR=str(run))
+    env.pop("CORRAL_LEVEL", None)
+    (proj / "edit.sh").write_text(EDIT_SCRIPT)
+    p = subprocess.Popen([corral, "run", *flags, "--headless", "--", "/bin/sh",
+                          str(proj / "edit.sh"), str(proj)],
+                         cwd=proj, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    if wait_for(proj / "ready-for-edit"):
+        write_config(["aws", "frobnicate"])
+        (proj / "edited").touch()
+    if wait_for(proj / "ready-for-cut"):
+        session = (proj / "session").read_text().strip()
+        sock = run / "corral" / "sessions" / session / "oracle.sock"
+        check(sock.exists(), f"{label}: the oracle's socket is in the session folder", sock)
+        if sock.exists():
+            os.rename(sock, str(sock) + ".away")  # the channel can no longer ask it
+        (proj / "cut").touch()
+    try:
+        out, err = p.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+    both = out + err
+    check("asked-after-edit" in out and "listed-before-edit" not in out,
+          f"{label}: the box ran, frobnicate not listed before the edit", both)
+    check("box-copy-has-the-edit" in out,
+          f"{label}: a deny-list edit mid-session reaches the box's copy in the session volume",
+          both)
+    check("frobnicate-exit 1" in out and "the host could not be asked" in both,
+          f"{label}: with the oracle cut off, the box's fallback refuses the added command",
+          both)
+
+
 # The copies' fixed mtime: corral's image tag is made from its programs' sizes and
 # mtimes, so the copies ask for one tag of their own, the same in every run of a build.
 COPIES_MTIME_NS = 1_700_000_000 * 10**9
@@ -304,6 +382,7 @@ def main():
     os.chmod(work, 0o755)
     try:
         prove(engine, Api(url), corral, ["--engine", url], dict(os.environ), work)
+        prove_deny_list_edit(engine, corral, ["--engine", url], dict(os.environ), work)
         prove_sidecar_cannot_start(engine, Api(url), corral, ["--engine", url],
                                    dict(os.environ), work)
         # The engine cannot see the project: copied in and back.
