@@ -16,10 +16,10 @@ Result<void> StartSidecar(Engine& engine, const SessionPlan& plan, const Layout&
                           const SessionFiles& files, const std::string& image) {
   auto tar = SessionVolumeTar(files, ::time(nullptr));
   if (!tar) return Error("the session's files do not fit a tar header");
-  auto sidecar = engine.CreateContainer(SidecarBody(plan, layout, image), layout.sidecar,
-                                        "make the proxy sidecar");
+  auto sidecar = engine.CreateContainer(SidecarBody(plan, layout, image, engine.podman()),
+                                        layout.sidecar, "make the proxy sidecar");
   if (!sidecar) return sidecar.error();
-  if (auto put = engine.PutArchive(*sidecar, kSessionMountPoint, *tar); !put) {
+  if (auto put = engine.PutArchive(*sidecar, kSessionFillPath, *tar); !put) {
     return put.error().Context("fill the session volume");
   }
   if (auto ok = engine.Start(*sidecar); !ok) return ok.error().Context("start the proxy sidecar");

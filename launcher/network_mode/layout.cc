@@ -27,6 +27,7 @@ Layout LayoutFor(const std::string& session_id) {
 
 std::optional<std::string> SessionVolumeTar(const SessionFiles& files, std::int64_t mtime) {
   std::vector<TarEntry> entries = {
+      {TarEntry::kFolder, "", "", kSessionVolumeMode, files.owner, kSidecarUid},
       {TarEntry::kFolder, "bin", "", 0555, 0, 0},
       {TarEntry::kFile, "bin/corral-shim", files.shim, 0555, 0, 0},
       {TarEntry::kFile, "bin/corral-shell", files.shell, 0555, 0, 0},
@@ -48,6 +49,9 @@ std::optional<std::string> SessionVolumeTar(const SessionFiles& files, std::int6
     entries.push_back(
         {TarEntry::kSymlink, socket, std::string(kRelayFolder) + "/" + socket, 0777, 0, 0});
   }
+  // Named from the mount's parent (kSessionFillPath): "corral" is the root.
+  std::string root = std::string(kSessionMountPoint).substr(std::string(kSessionFillPath).size() + 1);
+  for (TarEntry& entry : entries) entry.path = root + (entry.path.empty() ? "" : "/" + entry.path);
   return WriteTar(entries, mtime);
 }
 
@@ -71,7 +75,8 @@ json FillerBody(const Layout& layout, const std::string& image) {
                {"Target", kSessionMountPoint}}}}}}};
 }
 
-json SidecarBody(const SessionPlan& plan, const Layout& layout, const std::string& image) {
+json SidecarBody(const SessionPlan& plan, const Layout& layout, const std::string& image,
+                 bool podman) {
   json command = {"proxy", "--listen", std::string("unix:") + InRelay(kProxySocket),
                   "--socket-mode", "0666", "--log", "-"};
   for (const std::string& host : plan.allowed_domains) {
@@ -81,7 +86,7 @@ json SidecarBody(const SessionPlan& plan, const Layout& layout, const std::strin
   json labels = layout.labels;
   labels[kLabelPart] = "proxy";
   std::string user = std::to_string(kSidecarUid) + ":" + std::to_string(kSidecarUid);
-  return {{"Image", image},
+  json body = {{"Image", image},
           {"Entrypoint", {"/usr/bin/corral"}},
           {"Cmd", command},
           {"User", user},
@@ -98,6 +103,17 @@ json SidecarBody(const SessionPlan& plan, const Layout& layout, const std::strin
              {{{"Type", "volume"},
                {"Source", layout.session_volume},
                {"Target", kSessionMountPoint}}}}}}};
+  if (!podman) {
+    // /run a mount of its own, so the fill can name the volume's root from
+    // it (kSessionFillPath); it holds nothing else. Podman would copy the
+    // fill, which it keeps in the container's /run, into it.
+    json run = {{"Type", "tmpfs"},
+                {"Target", kSessionFillPath},
+                {"TmpfsOptions", {{"SizeBytes", 1 << 20}}}};
+    json& mounts = body["HostConfig"]["Mounts"];
+    mounts.insert(mounts.begin(), run);
+  }
+  return body;
 }
 
 std::vector<std::string> RelayCommand() {

@@ -101,6 +101,18 @@ TEST(LibpodRender, SpecGenerator) {
   EXPECT_EQ((*tmp)["type"], "tmpfs");
 }
 
+TEST(LibpodRender, AReadOnlyVolumeIsMountedReadOnly) {
+  TempTree tree;
+  auto policy = TestPolicy();
+  SessionPlan plan = TestPlan(tree, policy);
+  plan.mounts.push_back({MountKind::kVolume, "corral-s-session", "/run/corral", true, {}, "ro"});
+  json spec = libpod::Render(plan);
+  for (const json& v : spec["volumes"]) {
+    bool read_only = v["Dest"] == "/run/corral";
+    EXPECT_EQ(v["Options"], read_only ? json::array({"ro"}) : json::array()) << v;
+  }
+}
+
 TEST(LibpodRender, NoResourceLimitsFieldWithoutLimits) {
   TempTree tree;
   auto policy = TestPolicy();

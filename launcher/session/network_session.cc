@@ -46,6 +46,7 @@ Result<network_mode::SessionFiles> FilesOf(const SessionPlan& plan, const HostPa
   files.passwd = ReadIfThere(plan.session_dir + "/passwd");
   files.group = ReadIfThere(plan.session_dir + "/group");
   if (!host.ca_bundle.empty()) files.ca_bundle = ReadIfThere(host.ca_bundle);
+  files.owner = plan.uid;
   return files;
 }
 
