@@ -388,6 +388,8 @@ def stop_namespaced_podman(podman):
                 os.kill(int(entry.name), signal.SIGKILL)
         except OSError:
             pass
+    # Its images and containers (the log stays, for a failure's reader).
+    shutil.rmtree(PODMAN_STATE / "root", ignore_errors=True)
 
 
 def start_sshd(work):
