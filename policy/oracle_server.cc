@@ -309,7 +309,8 @@ Result<UniqueFd> Listen(const std::string& path) {
 }  // namespace
 
 Result<std::unique_ptr<Oracle>> Oracle::Start(OracleOptions options) {
-  auto state = OracleStateHolder::Create(options.policy_source, options.deny_list_copy);
+  auto state = OracleStateHolder::Create(options.policy_source, options.deny_list_copy,
+                                         options.on_deny_list_copy);
   if (!state) return state.error().Context("starting the oracle");
   auto listener = Listen(options.socket_path);
   if (!listener) return listener.error().Context("starting the oracle");

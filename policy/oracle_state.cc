@@ -7,15 +7,18 @@
 
 namespace corral::policy {
 
-OracleStateHolder::OracleStateHolder(LoadOptions source, std::string deny_list_copy)
+OracleStateHolder::OracleStateHolder(LoadOptions source, std::string deny_list_copy,
+                                     std::function<void(const std::string&)> on_copy)
     : source_(std::move(source)),
       config_path_(ResolveConfigPath(source_)),
-      deny_list_copy_(std::move(deny_list_copy)) {}
+      deny_list_copy_(std::move(deny_list_copy)),
+      on_copy_(std::move(on_copy)) {}
 
-Result<std::unique_ptr<OracleStateHolder>> OracleStateHolder::Create(LoadOptions source,
-                                                                     std::string deny_list_copy) {
-  std::unique_ptr<OracleStateHolder> holder(
-      new OracleStateHolder(std::move(source), std::move(deny_list_copy)));
+Result<std::unique_ptr<OracleStateHolder>> OracleStateHolder::Create(
+    LoadOptions source, std::string deny_list_copy,
+    std::function<void(const std::string&)> on_copy) {
+  std::unique_ptr<OracleStateHolder> holder(new OracleStateHolder(
+      std::move(source), std::move(deny_list_copy), std::move(on_copy)));
   holder->ConfigChanged();  // remember the file as it is now
   if (auto loaded = holder->Reload(); !loaded) return loaded.error();
   return holder;
@@ -61,15 +64,18 @@ std::shared_ptr<const OracleState> OracleStateHolder::Current() {
 void OracleStateHolder::WriteDenyListCopy(const std::vector<std::string>& entries) const {
   if (deny_list_copy_.empty()) return;
   // Written beside and renamed over, so the shim never reads half a list.
+  std::string text = "# corral: the deny list of this session (the shim's fallback)\n";
+  for (const auto& entry : entries) text += entry + "\n";
   std::string temp = deny_list_copy_ + ".new";
   {
     std::ofstream out(temp, std::ios::trunc);
-    out << "# corral: the deny list of this session (the shim's fallback)\n";
-    for (const auto& entry : entries) out << entry << "\n";
+    out << text;
   }
   if (::rename(temp.c_str(), deny_list_copy_.c_str()) != 0) {
     log::warn("cannot write the deny list copy {}: {}", deny_list_copy_, std::strerror(errno));
+    return;
   }
+  if (on_copy_) on_copy_(text);
 }
 
 }  // namespace corral::policy

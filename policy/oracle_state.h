@@ -18,15 +18,18 @@ struct OracleState {
 class OracleStateHolder {
  public:
   // Loads the policy once; an error here stops the oracle from starting.
-  static Result<std::unique_ptr<OracleStateHolder>> Create(LoadOptions source,
-                                                           std::string deny_list_copy);
+  // `on_copy` (may be empty) is told each rewritten copy's text.
+  static Result<std::unique_ptr<OracleStateHolder>> Create(
+      LoadOptions source, std::string deny_list_copy,
+      std::function<void(const std::string&)> on_copy = nullptr);
 
   // The current state; reloads first when the config file changed. A config
   // that no longer loads keeps the last good state (and says so once).
   std::shared_ptr<const OracleState> Current();
 
  private:
-  OracleStateHolder(LoadOptions source, std::string deny_list_copy);
+  OracleStateHolder(LoadOptions source, std::string deny_list_copy,
+                    std::function<void(const std::string&)> on_copy);
   Result<void> Reload();
   bool ConfigChanged();
   void WriteDenyListCopy(const std::vector<std::string>& entries) const;
@@ -34,6 +37,7 @@ class OracleStateHolder {
   LoadOptions source_;
   std::string config_path_;
   std::string deny_list_copy_;
+  std::function<void(const std::string&)> on_copy_;
   std::mutex mu_;
   std::shared_ptr<const OracleState> state_;
   struct stat seen_ {};

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "policy/policy.h"
 
@@ -86,6 +87,10 @@ class OracleTest : public ::testing::Test {
     options.project = "/p";
     options.agent = "claude";
     options.watching = [this] { return watching_.load(); };
+    options.on_deny_list_copy = [this](const std::string& text) {
+      std::lock_guard lock(record_mu_);
+      copies_told_.push_back(text);
+    };
     auto oracle = Oracle::Start(std::move(options));
     ASSERT_TRUE(oracle.ok()) << oracle.error().message;
     oracle_ = std::move(*oracle);
@@ -96,6 +101,7 @@ class OracleTest : public ::testing::Test {
   std::string config_;
   std::atomic<bool> watching_{false};
   std::mutex record_mu_;
+  std::vector<std::string> copies_told_;  // on_deny_list_copy's texts
   std::unique_ptr<Oracle> oracle_;
 };
 
@@ -137,6 +143,19 @@ TEST_F(OracleTest, ConfigEditReachesTheNextCommand) {
   std::string text((std::istreambuf_iterator<char>(copy)), {});
   EXPECT_NE(text.find("\nkubectl\n"), std::string::npos);
   EXPECT_EQ(text.find("aws"), std::string::npos);
+}
+
+// The network mode sends the copy on to the box's session volume.
+TEST_F(OracleTest, EachRewrittenCopyIsToldWithTheTextWritten) {
+  Start();
+  WriteConfig("deny_unattended: [kubectl]\n");
+  (void)AskCommand(Socket(), "ls");
+  std::ifstream copy(dir_ / "deny-list");
+  std::string text((std::istreambuf_iterator<char>(copy)), {});
+  std::lock_guard lock(record_mu_);
+  ASSERT_EQ(copies_told_.size(), 2u);  // at the start, then after the edit
+  EXPECT_NE(copies_told_[0].find("\naws\n"), std::string::npos);
+  EXPECT_EQ(copies_told_[1], text);
 }
 
 TEST_F(OracleTest, BrokenConfigEditKeepsTheLastGoodList) {

@@ -307,6 +307,10 @@ struct OracleOptions {
   LoadOptions policy_source;    // reloaded when the config file changes
   std::string deny_list_copy;   // the current list, one entry per line, for the
                                 // shim's fallback ("" = none)
+  // Told the copy's text each time it is rewritten (a config edit), for a
+  // copy kept elsewhere (the network mode's session volume). Called under the
+  // oracle's lock on a worker thread: it must return at once. May be empty.
+  std::function<void(const std::string& text)> on_deny_list_copy;
   // Given each decision as one JSON line ({"event":"command",...}, the
   // fields of `corral check --json`); called on a worker thread. May be empty.
   std::function<void(std::string_view line)> record;

@@ -16,7 +16,7 @@ Result<void> MakeSidecar(Engine& engine, const SessionPlan& plan, const Layout& 
                          const SessionFiles& files, const std::string& image) {
   auto tar = SessionVolumeTar(files, ::time(nullptr));
   if (!tar) return Error("the session's files do not fit a tar header");
-  auto sidecar = engine.CreateContainer(SidecarBody(plan, layout, image, kSidecarNetwork),
+  auto sidecar = engine.CreateContainer(SidecarBody(plan, layout, image, kSidecarNetwork, engine.podman()),
                                         layout.sidecar, "make the proxy sidecar");
   if (!sidecar) {
     // An engine with user namespaces shares no host namespace: a network of
@@ -25,11 +25,11 @@ Result<void> MakeSidecar(Engine& engine, const SessionPlan& plan, const Layout& 
       return ok.error().Context("the sidecar's network (the host's was refused: " +
                                 sidecar.error().message + ")");
     }
-    sidecar = engine.CreateContainer(SidecarBody(plan, layout, image, layout.network),
+    sidecar = engine.CreateContainer(SidecarBody(plan, layout, image, layout.network, engine.podman()),
                                      layout.sidecar, "make the proxy sidecar");
   }
   if (!sidecar) return sidecar.error();
-  if (auto put = engine.PutArchive(*sidecar, kSessionMountPoint, *tar); !put) {
+  if (auto put = engine.PutArchive(*sidecar, kSessionFillPath, *tar); !put) {
     return put.error().Context("fill the session volume");
   }
   return Ok();

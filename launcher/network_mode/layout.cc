@@ -9,6 +9,9 @@ namespace {
 std::string InRelay(const char* socket) {
   return std::string(kSessionMountPoint) + "/" + kRelayFolder + "/" + socket;
 }
+TarEntry DenyListEntry(const std::string& text) {
+  return {TarEntry::kFile, kDenyListFile, text, 0444, 0, 0};
+}
 }  // namespace
 
 Layout LayoutFor(const std::string& session_id) {
@@ -24,6 +27,7 @@ Layout LayoutFor(const std::string& session_id) {
 
 std::optional<std::string> SessionVolumeTar(const SessionFiles& files, std::int64_t mtime) {
   std::vector<TarEntry> entries = {
+      {TarEntry::kFolder, "", "", kSessionVolumeMode, files.owner, kSidecarUid},
       {TarEntry::kFolder, "bin", "", 0555, 0, 0},
       {TarEntry::kFile, "bin/corral-shim", files.shim, 0555, 0, 0},
       {TarEntry::kFile, "bin/corral-shell", files.shell, 0555, 0, 0},
@@ -34,7 +38,7 @@ std::optional<std::string> SessionVolumeTar(const SessionFiles& files, std::int6
   entries.push_back({TarEntry::kFile, "empty", "", 0444, 0, 0});
   entries.push_back({TarEntry::kFolder, "emptydir", "", 0555, 0, 0});
   entries.push_back({TarEntry::kFile, "seccomp.json", files.seccomp, 0444, 0, 0});
-  entries.push_back({TarEntry::kFile, kDenyListFile, files.deny_list, 0444, 0, 0});
+  entries.push_back(DenyListEntry(files.deny_list));
   if (files.passwd) entries.push_back({TarEntry::kFile, "passwd", *files.passwd, 0444, 0, 0});
   if (files.group) entries.push_back({TarEntry::kFile, "group", *files.group, 0444, 0, 0});
   if (files.ca_bundle) entries.push_back({TarEntry::kFile, kCaFile, *files.ca_bundle, 0444, 0, 0});
@@ -45,7 +49,14 @@ std::optional<std::string> SessionVolumeTar(const SessionFiles& files, std::int6
     entries.push_back(
         {TarEntry::kSymlink, socket, std::string(kRelayFolder) + "/" + socket, 0777, 0, 0});
   }
+  // Named from the mount's parent (kSessionFillPath): "corral" is the root.
+  std::string root = std::string(kSessionMountPoint).substr(std::string(kSessionFillPath).size() + 1);
+  for (TarEntry& entry : entries) entry.path = root + (entry.path.empty() ? "" : "/" + entry.path);
   return WriteTar(entries, mtime);
+}
+
+std::optional<std::string> DenyListTar(const std::string& text, std::int64_t mtime) {
+  return WriteTar({DenyListEntry(text)}, mtime);
 }
 
 json FillerBody(const Layout& layout, const std::string& image) {
@@ -65,7 +76,7 @@ json FillerBody(const Layout& layout, const std::string& image) {
 }
 
 json SidecarBody(const SessionPlan& plan, const Layout& layout, const std::string& image,
-                 const std::string& network) {
+                 const std::string& network, bool podman) {
   json command = {"proxy", "--listen", std::string("unix:") + InRelay(kProxySocket),
                   "--socket-mode", "0666", "--log", "-"};
   for (const std::string& host : plan.allowed_domains) {
@@ -75,7 +86,7 @@ json SidecarBody(const SessionPlan& plan, const Layout& layout, const std::strin
   json labels = layout.labels;
   labels[kLabelPart] = "proxy";
   std::string user = std::to_string(kSidecarUid) + ":" + std::to_string(kSidecarUid);
-  return {{"Image", image},
+  json body = {{"Image", image},
           {"Entrypoint", {"/usr/bin/corral"}},
           {"Cmd", command},
           {"User", user},
@@ -92,6 +103,17 @@ json SidecarBody(const SessionPlan& plan, const Layout& layout, const std::strin
              {{{"Type", "volume"},
                {"Source", layout.session_volume},
                {"Target", kSessionMountPoint}}}}}}};
+  if (!podman) {
+    // /run a mount of its own, so the fill can name the volume's root from
+    // it (kSessionFillPath); it holds nothing else. Podman would copy the
+    // fill, which it keeps in the container's /run, into it.
+    json run = {{"Type", "tmpfs"},
+                {"Target", kSessionFillPath},
+                {"TmpfsOptions", {{"SizeBytes", 1 << 20}}}};
+    json& mounts = body["HostConfig"]["Mounts"];
+    mounts.insert(mounts.begin(), run);
+  }
+  return body;
 }
 
 std::vector<std::string> RelayCommand() {

@@ -34,6 +34,18 @@ inline constexpr const char* kLabelPart = "corral.part";  // "proxy", "filler", 
 // there, so the shim and corral-shell use the paths they use locally.
 inline constexpr const char* kRelayFolder = "relay";
 inline constexpr std::uint32_t kSidecarUid = 65534;
+// The session volume's root: the box user's, and only the sidecar's group
+// (kSidecarUid's) may pass it, to reach relay/: as close as two uids come to
+// the local session folder's 0700 (docs/network-mode.md).
+inline constexpr unsigned kSessionVolumeMode = 0710;
+// Where the session's files are PUT: the parent of the volume's mount, every
+// name under "corral/", so the tar's first entry is the volume's root and
+// gives it its owner and mode (Docker skips a "." entry). On Docker the
+// sidecar has a tmpfs at /run for this: Docker refuses a PUT outside a
+// writable mount of a read-only root. Podman writes it into the container's
+// own /run/corral, and its first start copies that into the empty volume,
+// the root's owner and mode too; so the fill must come before the start.
+inline constexpr const char* kSessionFillPath = "/run";
 // The relay's first line on its stdout: its sockets listen.
 inline constexpr const char* kRelayReady = "{\"ready\":true}";
 
@@ -59,24 +71,31 @@ struct SessionFiles {
   std::string deny_list;                     // the shim's copy of the current list
   std::optional<std::string> passwd, group;  // with the box user's line
   std::optional<std::string> ca_bundle;      // the host's trusted CAs
+  std::uint32_t owner = 0;                   // the box user's uid: the volume's root is theirs
 };
 // The CA bundle in the session volume; SSL_CERT_FILE and the others name it.
 inline constexpr const char* kCaFile = "ca.crt";
-// The session volume's contents as a tar, laid out as the session folder is
-// (bin/ with the shell names linked to corral-shell, empty, emptydir/,
-// seccomp.json, deny-list, passwd, group, the sockets linked into relay/),
-// ca.crt, and relay/ for the sidecar.
+// The session volume's contents as a tar to PUT at kSessionFillPath, every
+// name under "corral/": the root (files.owner's, kSessionVolumeMode, group
+// kSidecarUid), laid out as the session folder is (bin/ with the shell names
+// linked to corral-shell, empty, emptydir/, seccomp.json, deny-list, passwd,
+// group, the sockets linked into relay/), ca.crt, and relay/ for the sidecar.
 // Root's and read-only, except relay/. nullopt when a header cannot hold it.
 std::optional<std::string> SessionVolumeTar(const SessionFiles& files, std::int64_t mtime);
+
+// The deny list's copy alone, as SessionVolumeTar lays it, to PUT over the
+// volume's while the session runs (a config edit).
+std::optional<std::string> DenyListTar(const std::string& text, std::int64_t mtime);
 
 // A container created from `image` and never started, with the session
 // volume at /run/corral, to PUT or GET files through (the copier's body
 // starts from it).
 nlohmann::json FillerBody(const Layout& layout, const std::string& image);
 // The sidecar: `corral proxy` with the session's list on relay/proxy.sock,
-// from the corral image, on `network`, locked down as a box.
+// from the corral image, on `network`, locked down as a box. `podman`: no
+// tmpfs at /run (see kSessionFillPath; Podman would copy the fill into it).
 nlohmann::json SidecarBody(const SessionPlan& plan, const Layout& layout, const std::string& image,
-                           const std::string& network);
+                           const std::string& network, bool podman);
 // The sidecar's network when the engine allows it: the engine host's own, as
 // corral's proxy has this machine's in a local session. The proxy listens on
 // no port, and refuses loopback, private and link-local addresses wherever a
@@ -86,6 +105,30 @@ inline constexpr const char* kSidecarNetwork = "host";
 // The relay's command in the sidecar (an exec whose stdin and stdout are
 // corral's stream): the oracle's and the watchdog's sockets in relay/.
 std::vector<std::string> RelayCommand();
+
+// Sends each new deny list copy into the session volume (PUT archive
+// through the running sidecar), so the shim's fallback in the box reads the
+// list this machine's oracle has; the latest text wins, on a thread of its
+// own. A failure is logged as a warning: the oracle, which decides while the
+// channel holds, already has the edit.
+class DenyListSender {
+ public:
+  DenyListSender(Engine& engine, const Layout& layout);
+  ~DenyListSender();  // a text not yet sent is dropped: the session is ending
+  DenyListSender(const DenyListSender&) = delete;
+  DenyListSender& operator=(const DenyListSender&) = delete;
+  void Send(std::string text);  // returns at once
+
+ private:
+  void Loop();
+  Engine& engine_;
+  std::string sidecar_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::optional<std::string> pending_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
 
 // Whether the engine sees a host path as it is here (a CI runner's shared
 // build folder). Only the project may be bind-mounted; see AgentPlan.

@@ -21,7 +21,7 @@ TEST(Layout, EveryObjectIsNamedAndLabelledWithTheSession) {
 struct Member {
   std::string name;
   char type;
-  unsigned long mode, uid, size;
+  unsigned long mode, uid, size, gid;
 };
 std::vector<Member> Members(const std::string& tar) {
   std::vector<Member> members;
@@ -30,7 +30,7 @@ std::vector<Member> Members(const std::string& tar) {
       return std::strtoul(tar.substr(at + off, width).c_str(), nullptr, 8);
     };
     Member m{tar.substr(at, 100).c_str(), tar[at + 156], octal(100, 7), octal(108, 7),
-             octal(124, 11)};
+             octal(124, 11), octal(116, 7)};
     members.push_back(m);
     at += 512 + (m.size + 511) / 512 * 512;
   }
@@ -44,28 +44,45 @@ TEST(SessionVolume, HoldsWhatTheSessionFolderHolds) {
                      "aws\n",
                      std::string("root:x:0:0\n"),
                      std::nullopt,
-                     std::string("CERTS")};
+                     std::string("CERTS"),
+                     1000};
   auto tar = SessionVolumeTar(files, 0);
   ASSERT_TRUE(tar);
   std::map<std::string, Member> by_name;
   for (const Member& m : Members(*tar)) by_name[m.name] = m;
-  EXPECT_EQ(by_name["bin/corral-shim"].size, 4u);
-  EXPECT_EQ(by_name["bin/corral-shim"].mode, 0555u);
-  EXPECT_EQ(by_name["bin/sh"].type, '2');
-  EXPECT_EQ(by_name["bin/bash"].type, '2');
-  EXPECT_EQ(by_name["empty"].size, 0u);
-  EXPECT_EQ(by_name["emptydir/"].type, '5');
-  EXPECT_EQ(by_name["seccomp.json"].size, 2u);
-  EXPECT_EQ(by_name["deny-list"].size, 4u);
-  EXPECT_EQ(by_name["passwd"].size, 11u);
-  EXPECT_FALSE(by_name.count("group"));
-  EXPECT_EQ(by_name["ca.crt"].size, 5u);
-  EXPECT_EQ(by_name["relay/"].uid, kSidecarUid) << "the sidecar's own, for the relay's socket";
-  EXPECT_EQ(by_name["relay/"].mode, 0755u);
+  EXPECT_EQ(by_name["corral/bin/corral-shim"].size, 4u);
+  EXPECT_EQ(by_name["corral/bin/corral-shim"].mode, 0555u);
+  EXPECT_EQ(by_name["corral/bin/sh"].type, '2');
+  EXPECT_EQ(by_name["corral/bin/bash"].type, '2');
+  EXPECT_EQ(by_name["corral/empty"].size, 0u);
+  EXPECT_EQ(by_name["corral/emptydir/"].type, '5');
+  EXPECT_EQ(by_name["corral/seccomp.json"].size, 2u);
+  EXPECT_EQ(by_name["corral/deny-list"].size, 4u);
+  EXPECT_EQ(by_name["corral/passwd"].size, 11u);
+  EXPECT_FALSE(by_name.count("corral/group"));
+  EXPECT_EQ(by_name["corral/ca.crt"].size, 5u);
+  EXPECT_EQ(by_name["corral/relay/"].uid, kSidecarUid) << "the sidecar's own, for the relay's socket";
+  EXPECT_EQ(by_name["corral/relay/"].mode, 0755u);
   for (const char* socket : {"oracle.sock", "proxy.sock", "watchdog.sock"}) {
-    EXPECT_EQ(by_name[socket].type, '2') << socket << ": the shim's usual path, into relay/";
+    EXPECT_EQ(by_name[std::string("corral/") + socket].type, '2') << socket << ": the shim's usual path, into relay/";
   }
-  EXPECT_EQ(by_name["bin/corral-shim"].uid, 0u);
+  EXPECT_EQ(by_name["corral/bin/corral-shim"].uid, 0u);
+  // The volume's root, named from the mount's parent: the box user's, passable
+  // by the sidecar's group only.
+  EXPECT_EQ(Members(*tar).front().name, "corral/");
+  EXPECT_EQ(by_name["corral/"].uid, 1000u);
+  EXPECT_EQ(by_name["corral/"].gid, kSidecarUid);
+  EXPECT_EQ(by_name["corral/"].mode, 0710u);
+}
+
+TEST(SessionVolume, TheDenyListAloneIsNamedInsideTheMount) {
+  auto tar = DenyListTar("aws\nfrobnicate\n", 0);
+  ASSERT_TRUE(tar);
+  auto members = Members(*tar);
+  ASSERT_EQ(members.size(), 1u);
+  EXPECT_EQ(members[0].name, "deny-list");
+  EXPECT_EQ(members[0].size, 15u);
+  EXPECT_EQ(members[0].mode, 0444u);
 }
 
 SessionPlan Plan() {
@@ -98,7 +115,7 @@ SessionPlan Plan() {
 
 TEST(SidecarBody, RunsTheSessionsListOnItsSocketInTheVolumeLockedDown) {
   Layout layout = LayoutFor("0123456789ab");
-  json body = SidecarBody(Plan(), layout, "corral:0.1.0", "host");
+  json body = SidecarBody(Plan(), layout, "corral:0.1.0", "host", /*podman=*/false);
   EXPECT_EQ(body["Image"], "corral:0.1.0");
   EXPECT_EQ(body["Cmd"], json({"proxy", "--listen", "unix:/run/corral/relay/proxy.sock",
                                "--socket-mode", "0666", "--log", "-", "--allow",
@@ -110,8 +127,16 @@ TEST(SidecarBody, RunsTheSessionsListOnItsSocketInTheVolumeLockedDown) {
   EXPECT_EQ(body["HostConfig"]["ReadonlyRootfs"], true);
   EXPECT_EQ(body["Labels"]["corral.session"], "0123456789ab");
   EXPECT_EQ(body["Labels"][kLabelPart], "proxy");
-  EXPECT_EQ(body["HostConfig"]["Mounts"][0]["Source"], layout.session_volume);
+  // Docker: /run a mount of its own, so the fill can name the volume's root from it.
+  EXPECT_EQ(body["HostConfig"]["Mounts"][0]["Type"], "tmpfs");
+  EXPECT_EQ(body["HostConfig"]["Mounts"][0]["Target"], kSessionFillPath);
+  EXPECT_EQ(body["HostConfig"]["Mounts"][1]["Source"], layout.session_volume);
+  EXPECT_EQ(body["HostConfig"]["Mounts"][1]["Target"], kSessionMountPoint);
   EXPECT_FALSE(body.dump().find("/run/user") != std::string::npos) << "no host path";
+  // Podman: none (it would copy the fill it keeps in the container's /run into it).
+  json on_podman = SidecarBody(Plan(), layout, "corral:0.1.0", "host", /*podman=*/true);
+  ASSERT_EQ(on_podman["HostConfig"]["Mounts"].size(), 1u);
+  EXPECT_EQ(on_podman["HostConfig"]["Mounts"][0]["Source"], layout.session_volume);
 }
 
 TEST(FillerBody, MountsTheVolumeAndIsNeverStarted) {

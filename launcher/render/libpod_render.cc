@@ -34,9 +34,11 @@ nlohmann::json Render(const SessionPlan& plan) {
   json volumes = json::array();
   for (const Mount& m : plan.mounts) {
     if (m.kind == MountKind::kVolume) {
-      json options = json::array();
-      if (m.read_only) options.push_back("ro");
-      volumes.push_back({{"Name", m.source}, {"Dest", m.target}, {"Options", options}});
+      // Without "ro" Podman mounts a named volume writable, whatever the plan
+      // says (the network mode's session volume is the agent's read-only).
+      volumes.push_back({{"Name", m.source},
+                         {"Dest", m.target},
+                         {"Options", m.read_only ? json::array({"ro"}) : json::array()}});
     } else if (m.kind == MountKind::kTmpfs) {
       mounts.push_back({{"destination", m.target}, {"type", "tmpfs"}, {"source", "tmpfs"},
                         {"options", m.options}});

@@ -46,6 +46,7 @@ Result<network_mode::SessionFiles> FilesOf(const SessionPlan& plan, const HostPa
   files.passwd = ReadIfThere(plan.session_dir + "/passwd");
   files.group = ReadIfThere(plan.session_dir + "/group");
   if (!host.ca_bundle.empty()) files.ca_bundle = ReadIfThere(host.ca_bundle);
+  files.owner = plan.uid;
   return files;
 }
 
@@ -107,12 +108,23 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
   session->up_ = static_cast<bool>(volume);  // from here the destructor tears down
   // The sidecar starts and the relay comes up while the agent's box is made
   // and started: the shim in it waits for the relay (kRelayWaitMs), and
-  // RunBox waits for this before the box's output.
+  // RunBox waits for this before the box's output. Podman puts the session's
+  // files into the volume at the sidecar's first start (kSessionFillPath), so
+  // there the sidecar starts before the box is made.
+  const bool started_first = volume && engine.podman();
+  if (started_first) {
+    if (auto ok = network_mode::StartSidecar(engine, session->layout_); !ok) {
+      if (copied.valid()) (void)copied.get();
+      return ok.error().Context("set up the network mode");
+    }
+  }
   if (volume) {
-    session->relay_ = std::async(std::launch::async, [s = session.get(),
+    session->relay_ = std::async(std::launch::async, [s = session.get(), started_first,
                                                       oracle = plan.session_dir + "/" +
                                                                kOracleSocket]() -> Result<void> {
-      if (auto ok = network_mode::StartSidecar(s->engine_, s->layout_); !ok) return ok.error();
+      if (!started_first) {
+        if (auto ok = network_mode::StartSidecar(s->engine_, s->layout_); !ok) return ok.error();
+      }
       auto channel = network_mode::OracleChannel::Open(s->engine_, s->layout_, oracle);
       if (!channel) return channel.error();
       s->channel_ = std::move(*channel);
@@ -132,15 +144,15 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
     project_on_engine = *mountpoint;
     UseProjectVolume(plan, session->layout_.project_volume, project_on_engine);
   }
-  std::fprintf(stderr, "  %s\n",
-               network_mode::ProjectModeLine(session->layout_, plan.project_dir, !visible)
-                   .c_str());
+  session->project_line_ =
+      network_mode::ProjectModeLine(session->layout_, plan.project_dir, !visible);
   auto agent = network_mode::AgentPlan(
       plan, session->layout_, *volume, [&](const std::string& source) {
         return visible || (!project_on_engine.empty() &&
                            source.rfind(project_on_engine, 0) == 0);
       });
   if (!agent) return agent.error();
+  session->deny_list_ = std::make_unique<network_mode::DenyListSender>(engine, session->layout_);
   plan = std::move(*agent);
   return session;
 }
@@ -158,8 +170,13 @@ std::vector<ApiCall> NetworkSession::TearDownCalls(const std::string& session_id
   return network_mode::TearDownCalls(network_mode::LayoutFor(session_id));
 }
 
+void NetworkSession::DenyListChanged(const std::string& text) {
+  if (deny_list_) deny_list_->Send(text);
+}
+
 void NetworkSession::End(SessionRecord& record) {
   (void)AwaitRelay();  // the relay's thread is done with channel_
+  deny_list_.reset();
   channel_.reset();
   if (!up_) return;
   // The box's work comes home while the proxy's log is read and the
@@ -220,6 +237,7 @@ Result<void> NetworkSession::RemoveBox() {
 
 NetworkSession::~NetworkSession() {
   (void)AwaitRelay();
+  deny_list_.reset();
   channel_.reset();
   CopyBack();  // a session that ended before its box: nothing changed, the volume goes
   TearDown();

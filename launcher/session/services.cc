@@ -14,6 +14,16 @@ std::function<bool()> Watching(const policy::PresencePolicy& presence) {
   return [shared] { return policy::CheckPresence(*shared).watching; };
 }
 
+void DenyListCopies::Written(const std::string& text) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (receiver_) receiver_(text);
+}
+
+void DenyListCopies::SendTo(std::function<void(const std::string&)> receiver) {
+  std::lock_guard<std::mutex> lock(mu_);
+  receiver_ = std::move(receiver);
+}
+
 std::uint64_t HostServices::Stop() {
   if (proxy) proxy->Stop();
   std::uint64_t refused = 0;
@@ -35,6 +45,9 @@ Result<HostServices> StartServices(const policy::Policy& policy,
   oracle.socket_path = plan.session_dir + "/" + kOracleSocket;
   oracle.policy_source = policy_source;
   oracle.deny_list_copy = plan.session_dir + "/" + kDenyListFile;
+  oracle.on_deny_list_copy = [copies = services.deny_list_copies](const std::string& text) {
+    copies->Written(text);
+  };
   oracle.record = [&record](std::string_view line) { record.Command(line); };
   oracle.inbox_dir = policy::StateDir();
   oracle.session = plan.session_id;

@@ -111,7 +111,8 @@ Result<RunOutcome> RunBox(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
 
 Result<RunOutcome> RunPlan(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
                            const std::string& build_context, const std::string& engine_lines,
-                           const Mode& mode, SessionRecord& record) {
+                           const Mode& mode, SessionRecord& record,
+                           DenyListCopies& deny_list_copies) {
   // Locally the shim holds this socket; in the network mode, the relay's.
   std::optional<UniqueFd> watchdog;
   if (!mode.network) {
@@ -130,8 +131,12 @@ Result<RunOutcome> RunPlan(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
   if (!mode.network) return RunBox(engine, plan, cleanup, engine_lines);
   auto network = NetworkSession::BringUp(engine, plan, mode.host);
   if (!network) return network.error();
-  auto outcome = RunBox(engine, plan, cleanup, engine_lines,
+  deny_list_copies.SendTo(
+      [session = network->get()](const std::string& text) { session->DenyListChanged(text); });
+  auto outcome = RunBox(engine, plan, cleanup,
+                        engine_lines + "  " + (*network)->ProjectLine() + "\n",
                         [&] { return (*network)->AwaitRelay(); });
+  deny_list_copies.SendTo(nullptr);
   (*network)->End(record);
   return outcome;
 }
@@ -154,11 +159,12 @@ Result<RunOutcome> RunBox(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
   auto stream = engine.Attach(*id);  // Podman starts the runtime here
   if (!stream) return RootlessHint(engine, stream.error());
 
-  std::cerr << Summary(plan, engine.name()) << engine_lines << std::flush;
   if (auto ok = engine.Start(*id); !ok) return RootlessHint(engine, ok.error());
   if (started) {
     if (auto ok = started(); !ok) return ok.error();
   }
+  // Once the box runs: a session that could not start says only why.
+  std::cerr << Summary(plan, engine.name()) << engine_lines << std::flush;
   std::optional<RawTerminal> raw;
   auto resize = [&] {
     auto [rows, cols] = TerminalSize();
@@ -302,7 +308,7 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   if (auto services = StartServices(policy, options.policy_source, *plan, /*with_proxy=*/true,
                                     recorder->record())) {
     outcome = RunPlan(*engine, *plan, cleanup, options.build_context, *engine_lines, mode,
-                      recorder->record());
+                      recorder->record(), *services->deny_list_copies);
     blocked = services->Stop();
   } else {
     outcome = services.error();

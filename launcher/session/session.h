@@ -143,10 +143,22 @@ class Recorder {
   std::shared_future<std::optional<ProjectSnapshot>> before_;
 };
 
+// The oracle's deny list copy as it rewrites it (a config edit), handed on
+// while a receiver is set: the network mode's session volume holds a copy too.
+class DenyListCopies {
+ public:
+  void Written(const std::string& text);  // the oracle's; passes it on under the lock
+  void SendTo(std::function<void(const std::string&)> receiver);  // nullptr: none
+ private:
+  std::mutex mu_;
+  std::function<void(const std::string&)> receiver_;
+};
+
 // The session's host services: the oracle (answers the shim's questions) and
 // the proxy (the box's only way out), both on unix sockets in the session
 // folder. Private to launcher/.
 struct HostServices {
+  std::shared_ptr<DenyListCopies> deny_list_copies = std::make_shared<DenyListCopies>();
   std::unique_ptr<Notifier> notifier;  // outlives the oracle, which feeds it
   std::unique_ptr<policy::Oracle> oracle;
   std::unique_ptr<netfilter::Proxy> proxy;  // null for an unboxed session
@@ -315,6 +327,10 @@ class NetworkSession {
   // Once the agent's box is started: returns when the sidecar runs and the
   // relay listens (the shim in the box waits for it), or why not.
   Result<void> AwaitRelay();
+  // Whether the project is bound or copied, and what that means: a start line.
+  const std::string& ProjectLine() const { return project_line_; }
+  // A new deny list copy for the session volume (sent on a thread of its own).
+  void DenyListChanged(const std::string& text);
   // After the box: the channel closed, the proxy's decisions into `record`.
   void End(SessionRecord& record);
   ~NetworkSession();  // removes the sidecar, the network and the volume
@@ -338,6 +354,8 @@ class NetworkSession {
   std::unique_ptr<network_mode::OracleChannel> channel_;  // set by relay_'s thread
   std::future<Result<void>> relay_;  // the sidecar's start and the relay's stream
   Result<void> relay_result_ = Ok();
+  std::string project_line_;
+  std::unique_ptr<network_mode::DenyListSender> deny_list_;
 };
 
 }  // namespace corral::launcher

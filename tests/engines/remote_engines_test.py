@@ -16,6 +16,11 @@
   through the tunnel) work; a refused key, an unknown host key and a host that
   refuses connections exit 125 with ssh's own line; nothing is left behind,
   also after corral is killed with SIGKILL.
+- a Podman service in its own mount, UTS and network namespaces (only lo; the test
+  proves it cannot see this machine's /tmp), reached over ssh:// as a socket path
+  through the same sshd: images imported, a whole network-mode session there
+  (tests/network_mode's checks: the probe, `aws` refused by this machine's oracle
+  through the channel, the project copied in and back, the reaper after SIGKILL).
 
 Usage: remote_engines_test.py CORRAL SHIM
 """
@@ -270,6 +275,123 @@ def network_mode_checks(url, certs, flags, base_env):
           f"{nm.RESULTS['fail']} failed")
 
 
+PODMAN_STATE = pathlib.Path("/var/lib/corral-test/remote-podman")
+ENGINES = pathlib.Path(__file__).resolve().parent
+
+
+def start_namespaced_podman():
+    """podman system service in its own mount, UTS and network namespaces: host name
+    corral-remote-podman, only a loopback interface, a private /tmp and /run, and
+    storage, network configs and CNI state of its own. Its socket is in PODMAN_STATE,
+    which the sshd (this machine's namespaces, standing for the remote's ssh server)
+    forwards, as Podman's ssh:// does."""
+    shutil.rmtree(PODMAN_STATE, ignore_errors=True)
+    (PODMAN_STATE / "networks").mkdir(parents=True)
+    # Copied: its /tmp is its own, and the source tree may be under this machine's.
+    shutil.copy(ENGINES / "containers.conf", PODMAN_STATE / "containers.conf")
+    sock = PODMAN_STATE / "podman.sock"
+    script = (
+        "hostname corral-remote-podman && ip link set lo up && mount -t tmpfs tmpfs /tmp && "
+        "mount -t tmpfs tmpfs /run && mkdir -p /var/lib/cni && mount -t tmpfs tmpfs /var/lib/cni "
+        f"&& exec podman --root {PODMAN_STATE}/root --runroot /run/containers/storage "
+        f"--tmpdir /run/libpod --network-config-dir {PODMAN_STATE}/networks "
+        f"system service --time=0 unix://{sock}")
+    log = open(PODMAN_STATE / "podman.log", "w")
+    # Started in /: conmon keeps the service's folder (tests/engines/start says why).
+    proc = subprocess.Popen(["unshare", "--mount", "--uts", "--net", "--propagation", "private",
+                             "sh", "-c", script], stdout=log, stderr=log, cwd="/",
+                            stdin=subprocess.DEVNULL, start_new_session=True,
+                            env=dict(os.environ, CONTAINERS_CONF=str(PODMAN_STATE / "containers.conf")))
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if run(["curl", "-sf", "--max-time", "3", "--unix-socket", str(sock),
+                "http://d/_ping"]).stdout == "OK":
+            return proc, sock
+        time.sleep(0.3)
+    os.killpg(proc.pid, signal.SIGKILL)
+    raise SystemExit("FAIL the namespaced podman did not answer: " +
+                     (PODMAN_STATE / "podman.log").read_text()[-2000:])
+
+
+def namespaced_podman_checks(work, env):
+    """A network-mode session on a Podman that cannot see this machine, over ssh://
+    (a socket path on the engine's host, through the test's sshd). Its images are
+    imported: the test image, and the corral image of this build from the local
+    test Podman (built there when missing), as no registry is reachable."""
+    sys.path.insert(0, str(ENGINES.parent / "network_mode"))
+    import network_mode_test as nm
+    begun = time.monotonic()
+    podman, sock = start_namespaced_podman()
+    print(f"namespaced podman answering after {time.monotonic() - begun:.1f} s")
+    try:
+        pid = str(podman.pid)  # unshare and sh exec: this is podman itself
+        check(run(["readlink", f"/proc/{pid}/ns/net"]).stdout !=
+              run(["readlink", "/proc/self/ns/net"]).stdout,
+              "the namespaced podman has a network namespace of its own")
+        links = run(["nsenter", "-t", pid, "-n", "ip", "-o", "link"]).stdout
+        check([l.split(":")[1].strip() for l in links.splitlines()] == ["lo"],
+              "its network namespace has only lo before any session", links)
+        marker = pathlib.Path(tempfile.mkdtemp(prefix="corral-remote-proof-"))
+        seen = run(["nsenter", "-t", pid, "-m", "ls", str(marker)])
+        check(seen.returncode != 0,
+              f"the namespaced podman cannot see {marker} (this machine's /tmp)",
+              seen.stdout + seen.stderr)
+        marker.rmdir()
+        r = run([str(ENGINES / "test_image"), "podman", str(sock)])
+        check(r.returncode == 0, "corral-test:latest imported into it", r.stderr)
+        local = nm.Api(f"unix://{RUN}/podman.sock")
+        remote = nm.Api(f"unix://{sock}")
+        r = run([CORRAL, "image", "build", "corral", "--engine", f"unix://{RUN}/podman.sock"],
+                env=env, timeout=600)
+        tag = r.stdout.strip()
+        status, tar = local.call("GET", f"/images/get?names={tag}") if tag else (0, b"")
+        if status == 200:
+            status, out = remote.call("POST", "/images/load?quiet=1", raw=tar,
+                                      content_type="application/x-tar")
+        check(status == 200, f"this build's corral image ({tag}) loaded into it",
+              r.stderr + str(status))
+        url = f"ssh://engine-host{sock}"
+        r = run([CORRAL, "run", "--print", "--engine", url, "--image", "corral-test:latest",
+                 "--", "true"], env=env, cwd=work / "proj", timeout=60)
+        mode = next((l for l in r.stdout.splitlines() if l.startswith("mode: ")), "")
+        check(r.returncode == 0 and mode.startswith("mode: network") and
+              "corral-remote-podman" in mode,
+              f"run --print over {url}: the network mode, as another machine", mode or r.stderr)
+        nm_work = pathlib.Path(tempfile.mkdtemp(prefix="corral-nm-podman-remote-"))
+        os.chmod(nm_work, 0o755)
+        try:
+            nm.prove("remote podman over ssh", remote, CORRAL, ["--engine", url], dict(env),
+                     nm_work, copied=True)
+        finally:
+            shutil.rmtree(nm_work, ignore_errors=True)
+        global failed
+        failed += nm.RESULTS["fail"]
+        print(f"network mode on the namespaced podman: {nm.RESULTS['pass']} passed, "
+              f"{nm.RESULTS['fail']} failed (counts include earlier parts)")
+    finally:
+        stop_namespaced_podman(podman)
+
+
+def stop_namespaced_podman(podman):
+    """The service, then what it started that outlives it in its mount namespace (exec
+    sessions' conmon waits 300 s for a reader), each by its pid."""
+    namespace = os.readlink(f"/proc/{podman.pid}/ns/mnt")
+    os.killpg(podman.pid, signal.SIGTERM)
+    try:
+        podman.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(podman.pid, signal.SIGKILL)
+        podman.wait()
+    for entry in pathlib.Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and os.readlink(entry / "ns" / "mnt") == namespace:
+                os.kill(int(entry.name), signal.SIGKILL)
+        except OSError:
+            pass
+    # Its images and containers (the log stays, for a failure's reader).
+    shutil.rmtree(PODMAN_STATE / "root", ignore_errors=True)
+
+
 def start_sshd(work):
     port = free_port()
     for name in ("host-key", "client-key", "stranger-key"):
@@ -390,6 +512,10 @@ def ssh_checks(work, base_env):
         check(not new, "and the reaper removed the box through the tunnel first", new)
         check(running and not left, f"corral killed with SIGKILL: its ssh processes ({len(running)}) "
               f"are gone {time.monotonic() - killed:.1f} s later", left)
+
+        begun = time.monotonic()
+        namespaced_podman_checks(work, env)
+        print(f"namespaced podman part: {time.monotonic() - begun:.1f} s")
     finally:
         sshd.terminate()
 

@@ -40,7 +40,12 @@ check "shim read-only" sh -c '! touch /run/corral/bin/corral-shim'
 check "shell front read-only" sh -c '! touch /run/corral/bin/corral-shell'
 check "bash in PATH is the shell front" sh -c '[ "$(readlink /run/corral/bin/bash)" = corral-shell ] && [ -x /run/corral/bin/corral-shell ]'
 check "session folder read-only" sh -c '! touch /run/corral/probe'
-check "session folder the user's alone (mode 700)" [ "$(stat -c %a /run/corral)" = 700 ]
+if [ -d /run/corral/relay ]; then  # the network mode's session volume (docs/network-mode.md)
+  check "session volume the user's, only the sidecar's group may pass (mode 710, group 65534)" \
+    [ "$(stat -c '%a %u %g' /run/corral)" = "710 $uid 65534" ]
+else
+  check "session folder the user's alone (mode 700)" [ "$(stat -c %a /run/corral)" = 700 ]
+fi
 check "CA bundle named" sh -c '[ -s "$SSL_CERT_FILE" ] && [ "$SSL_CERT_FILE" = "$NODE_EXTRA_CA_CERTS" ]'
 check "nofile at most 8192" sh -c '[ "$(ulimit -n)" -le 8192 ]'
 check "/proc/kcore masked" sh -c '[ ! -s /proc/kcore ]'

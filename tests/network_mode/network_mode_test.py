@@ -6,8 +6,9 @@ code a remote engine gets; remote_engines_test.py runs these checks against a
 dockerd that cannot see this machine's folders). Each check is made from inside
 the box or against the engine's own API:
 
-- every promise of the local box, by tests/launcher/probe.sh inside the box (the one
-  difference, the session folder's mode, is printed as such: see the docs);
+- every promise of the local box, by tests/launcher/probe.sh inside the box (the
+  session volume's root is the user's, mode 710, the sidecar's group may pass: see
+  the docs);
 - the deny list refusing `aws` through the oracle channel while nobody watches (the
   oracle answered: the refusal is counted as blocked while away and recorded), and an
   unlisted command running;
@@ -15,7 +16,11 @@ the box or against the engine's own API:
   the box having no network interface but lo;
 - nothing of the session left on the engine afterwards (containers, networks, volumes);
 - corral killed with SIGKILL: the reaper removes the box, the sidecar, the network and
-  the volume.
+  the volume;
+- a deny-list edit while the session runs reaching the box's copy (its fallback), seen
+  with this machine's oracle cut off;
+- a proxy sidecar that cannot start (a broken image under corral's exact tag): exit
+  125 in one line, the agent never started, nothing left on the engine.
 
 Usage: network_mode_test.py docker|podman CORRAL
 """
@@ -35,9 +40,6 @@ import time
 
 RESULTS = {"pass": 0, "fail": 0}
 PROBE = pathlib.Path(__file__).resolve().parent.parent / "launcher" / "probe.sh"
-# The one probe line that differs by design: the session volume is root's and 0755
-# (the sidecar's uid must reach relay/), not the user's 0700 folder.
-BY_DESIGN = {"session folder the user's alone (mode 700)"}
 
 
 def check(ok, what, detail=""):
@@ -145,13 +147,12 @@ def prove(label, api, corral, flags, env, work, copied=False):
     ran = any(l.startswith("PASS Seccomp 2") for l in lines)
     check(ran and "mode: network" in r.stderr, f"{label}: the probe ran in a network-mode box",
           r.stdout + r.stderr)
+    check(any("session volume the user's" in l for l in lines),
+          f"{label}: the probe checked the session volume's owner and mode", r.stdout)
     for line in lines:
         if not line.startswith(("PASS ", "FAIL ")):
             continue
         name = line[5:]
-        if name in BY_DESIGN:
-            print(f"INFO {label}: {line} (by design in the network mode)")
-            continue
         check(line.startswith("PASS "), f"{label}: box: {name}")
     check(("copied into the volume" in r.stderr) == copied,
           f"{label}: the start lines say the project is " + ("copied" if copied else "bound"),
@@ -243,6 +244,143 @@ def prove(label, api, corral, flags, env, work, copied=False):
               (r.returncode, r.stdout, r.stderr, api.session_objects(session)))
 
 
+def wait_for(path, seconds=120):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if path.exists():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+# The box's half of prove_deny_list_edit: it says when to edit and to cut the
+# oracle's socket, through files in the (bound) project.
+EDIT_SCRIPT = """
+p=$1; await() { i=0; while [ ! -e "$1" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; }
+echo "$CORRAL_SESSION" > "$p/session"
+grep -qx frobnicate /run/corral/deny-list && echo "listed-before-edit"
+touch "$p/ready-for-edit"; await "$p/edited"
+/run/corral/bin/sh -c "echo asked-after-edit"
+i=0; until grep -qx frobnicate /run/corral/deny-list || [ $i -ge 100 ]; do sleep 0.1; i=$((i+1)); done
+grep -qx frobnicate /run/corral/deny-list && echo "box-copy-has-the-edit"
+touch "$p/ready-for-cut"; await "$p/cut"
+/run/corral/bin/sh -c "frobnicate --now"; echo "frobnicate-exit $?"
+"""
+
+
+def prove_deny_list_edit(label, corral, flags, env, work):
+    """A command added to the deny list while a network-mode session runs reaches the
+    box's copy of the list (its fallback): with this machine's oracle cut off, the box
+    still refuses it. The project is bound, so the box and this test talk through it."""
+    work = pathlib.Path(work)
+    proj = work / "edit-proj"
+    proj.mkdir()
+    run = work / "run"
+    run.mkdir(mode=0o700)
+    config = work / "edit-config.yaml"
+
+    def write_config(deny):
+        tmp = config.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"level": "always", "deny_unattended": deny}))
+        os.replace(tmp, config)
+
+    write_config(["aws"])
+    env = dict(env, CORRAL_ENGINE_MODE="network", CORRAL_HOLD_UNKNOWN_FOLDERS="off",
+               CORRAL_IMAGE="corral-test:latest", CORRAL_CONFIG=str(config),
+               XDG_RUNTIME_DIR=str(run))
+    env.pop("CORRAL_LEVEL", None)
+    (proj / "edit.sh").write_text(EDIT_SCRIPT)
+    p = subprocess.Popen([corral, "run", *flags, "--headless", "--", "/bin/sh",
+                          str(proj / "edit.sh"), str(proj)],
+                         cwd=proj, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    if wait_for(proj / "ready-for-edit"):
+        write_config(["aws", "frobnicate"])
+        (proj / "edited").touch()
+    if wait_for(proj / "ready-for-cut"):
+        session = (proj / "session").read_text().strip()
+        sock = run / "corral" / "sessions" / session / "oracle.sock"
+        check(sock.exists(), f"{label}: the oracle's socket is in the session folder", sock)
+        if sock.exists():
+            os.rename(sock, str(sock) + ".away")  # the channel can no longer ask it
+        (proj / "cut").touch()
+    try:
+        out, err = p.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+    both = out + err
+    check("asked-after-edit" in out and "listed-before-edit" not in out,
+          f"{label}: the box ran, frobnicate not listed before the edit", both)
+    check("box-copy-has-the-edit" in out,
+          f"{label}: a deny-list edit mid-session reaches the box's copy in the session volume",
+          both)
+    check("frobnicate-exit 1" in out and "the host could not be asked" in both,
+          f"{label}: with the oracle cut off, the box's fallback refuses the added command",
+          both)
+
+
+# The copies' fixed mtime: corral's image tag is made from its programs' sizes and
+# mtimes, so the copies ask for one tag of their own, the same in every run of a build.
+COPIES_MTIME_NS = 1_700_000_000 * 10**9
+
+
+def prove_sidecar_cannot_start(label, api, corral, flags, env, work):
+    """The proxy sidecar cannot start: the image under the exact tag corral asks for
+    (corral:VERSION-HASH, which it reuses when the engine has it) is the test image,
+    which has no /usr/bin/corral. The agent must not start, corral exits 125 with one
+    line naming the cause, and nothing of the session is left on the engine. Copies
+    of corral's programs ask for a tag of their own, so no other run is disturbed;
+    the tag's real image is put back afterwards."""
+    work = pathlib.Path(work)
+    copies = work / "broken-sidecar"
+    copies.mkdir()
+    build = pathlib.Path(corral).resolve().parent.parent
+    for src in (pathlib.Path(corral), build / "images" / "corral-shim",
+                build / "images" / "corral-shell"):
+        shutil.copy(src, copies / src.name)
+        os.utime(copies / src.name, ns=(COPIES_MTIME_NS, COPIES_MTIME_NS))
+    copy = str(copies / "corral")
+    env = dict(env, CORRAL_ENGINE_MODE="network", CORRAL_HOLD_UNKNOWN_FOLDERS="off",
+               CORRAL_LEVEL="always", CORRAL_IMAGE="corral-test:latest")
+    env.pop("CORRAL_SHIM", None)  # the copies' own, beside the copied corral
+    r = subprocess.run([copy, "image", "build", "corral", *flags], capture_output=True,
+                       text=True, env=env, timeout=900)
+    tag = r.stdout.strip()
+    status, real = api.json(f"/images/{tag}/json") if tag else (0, r.stderr)
+    check(r.returncode == 0 and status == 200, f"{label}: the copies' corral image is {tag}",
+          real)
+    if status != 200:
+        return
+    repo, version = tag.split(":", 1)
+    status, out = api.call("POST", f"/images/corral-test:latest/tag?repo={repo}&tag={version}")
+    check(status == 201, f"{label}: the test image (no corral in it) tagged {tag}", out)
+    try:
+        proj = work / "broken-proj"
+        proj.mkdir()
+        events = work / "broken.jsonl"
+        r = subprocess.run([copy, "run", *flags, "--headless", "--json-events", str(events),
+                            "--", "sh", "-c", "echo the-agent-ran"], capture_output=True,
+                           text=True, env=env, cwd=proj, timeout=300)
+        lines = [l for l in r.stderr.splitlines() if l.strip()]
+        check(r.returncode == 125 and "the-agent-ran" not in r.stdout + r.stderr,
+              f"{label}: the sidecar cannot start: exit 125, the agent never ran",
+              (r.returncode, r.stdout, r.stderr))
+        check(len(lines) == 1 and "proxy sidecar" in lines[0] and
+              "/usr/bin/corral" in lines[0],
+              f"{label}: one line naming the cause", r.stderr)
+        started = next((e for e in session_of(events) if e.get("event") == "session_started"),
+                       {}) if events.exists() else {}
+        session = started.get("session", "")
+        check(session and api.session_objects(session) == [],
+              f"{label}: nothing of session {session or '?'} is left on the engine "
+              "(containers, networks, volumes)",
+              api.session_objects(session) if session else started)
+    finally:
+        status, out = api.call("POST", f"/images/{real['Id']}/tag?repo={repo}&tag={version}")
+        check(status == 201, f"{label}: {tag} is its real image again", out)
+
+
 def main():
     engine, corral = sys.argv[1:3]
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "engines"))
@@ -253,6 +391,9 @@ def main():
     os.chmod(work, 0o755)
     try:
         prove(engine, Api(url), corral, ["--engine", url], dict(os.environ), work)
+        prove_deny_list_edit(engine, corral, ["--engine", url], dict(os.environ), work)
+        prove_sidecar_cannot_start(engine, Api(url), corral, ["--engine", url],
+                                   dict(os.environ), work)
         # The engine cannot see the project: copied in and back.
         copy_work = pathlib.Path(work) / "copied"
         copy_work.mkdir()
