@@ -4,6 +4,7 @@
 
 #include "policy/brace_expansion.h"
 #include "policy/dangerous.h"
+#include "policy/reused_vector.h"
 #include "policy/wrappers.h"
 
 namespace corral::policy {
@@ -42,7 +43,8 @@ void Walker::OnSimpleCommand(const shell::SimpleCommand& command) {
   in_definition_ = in_definition_ || command.in_function;
   depth_hint_ = command.depth;
 
-  std::vector<Arg> args;
+  ReusedVector<Arg> reused;  // one buffer per command, kept for the next
+  std::vector<Arg>& args = *reused;
   BuildArgs(command, ctx, &args);
 
   for (const shell::Redirect& redirect : command.redirects) {
@@ -103,9 +105,10 @@ void Walker::ResolveOne(std::span<const Arg> args, const Ctx& ctx) {
   if (word.literal()) {
     bool has_slash = word.text.find('/') != std::string_view::npos;
     if (!has_slash) {
-      if (called_.size() < 4096) called_.emplace(word.text);
-      for (std::size_t i = 0; i < functions_.size(); ++i) {
-        if (functions_[i].name == word.text) CallFunction(functions_[i], args, ctx);
+      called_.Add(word.text);
+      // A call may define more functions: the end is read again each time.
+      for (auto it = functions_.begin(); it != functions_.end(); ++it) {
+        if (it->name == word.text) CallFunction(*it, args, ctx);
       }
     }
     RunWrittenFile(word.text, has_slash, Language::kOther, word, ctx);

@@ -5,10 +5,9 @@
 #pragma once
 
 #include <cstddef>
-#include <deque>
+#include <list>
 #include <forward_list>
 #include <optional>
-#include <unordered_set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -212,8 +211,8 @@ class Walker final : public shell::Visitor {
     std::size_t entry = 0;
   };
   std::vector<Located> located_;
-  std::deque<FunctionDef> functions_;
-  std::unordered_set<std::string> called_;  // command names run so far (functions defined later)
+  std::list<FunctionDef> functions_;  // stable addresses; empty costs nothing, unlike a deque
+  CalledNames called_;  // command names run so far (functions defined later)
   std::vector<Frame> frames_;
   bool in_definition_ = false;  // reading a function body where it is defined
   int call_depth_ = 0;

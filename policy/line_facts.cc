@@ -55,6 +55,22 @@ const std::string* Variables::Latest(std::string_view name) const {
   return facts == nullptr || facts->values.empty() ? nullptr : &facts->values.back();
 }
 
+void CalledNames::Add(std::string_view name) {
+  if (few_used_ + more_.size() >= kMaxNames || Contains(name)) return;
+  if (few_used_ < kFew) {
+    few_[few_used_++].assign(name);
+  } else {
+    more_.emplace(name);
+  }
+}
+
+bool CalledNames::Contains(std::string_view name) const {
+  for (std::size_t i = 0; i < few_used_; ++i) {
+    if (few_[i] == name) return true;
+  }
+  return more_.find(name) != more_.end();
+}
+
 std::string NormalPath(std::string_view path) {
   std::string out;
   for (std::size_t i = 0; i < path.size(); ++i) {

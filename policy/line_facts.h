@@ -4,13 +4,15 @@
 // single command would leave the program unknown. Private to policy/.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
+#include <list>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "policy/shell_parser.h"
@@ -84,11 +86,34 @@ class WrittenFiles {
   // The latest write under `folder` (hooks in a hooks folder), or nullptr.
   const WrittenFile* FindUnder(std::string_view folder) const;
   bool empty() const { return files_.empty(); }
-  const std::deque<WrittenFile>& all() const { return files_; }
+  const std::list<WrittenFile>& all() const { return files_; }
 
  private:
-  std::deque<WrittenFile> files_;  // stable addresses: their text is parsed in place
+  // Stable addresses: their text is parsed in place. A list, not a deque:
+  // a deque allocates when made, and most lines write no file.
+  std::list<WrittenFile> files_;
   bool overflow_ = false;
+};
+
+// Command names run so far in a line, for a function defined after its call
+// (in a loop). Most lines run a few programs: those are kept in place, and
+// only past them in a hash set, so a line costs no allocation per name.
+class CalledNames {
+ public:
+  // Adds `name` unless kMaxNames different names are kept already.
+  void Add(std::string_view name);
+  bool Contains(std::string_view name) const;
+
+ private:
+  static constexpr std::size_t kFew = 8;
+  static constexpr std::size_t kMaxNames = 4096;
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::array<std::string, kFew> few_;
+  std::size_t few_used_ = 0;
+  std::unordered_set<std::string, Hash, std::equal_to<>> more_;
 };
 
 // The file path as the matcher compares it: "./a//b" is "a/b".

@@ -260,6 +260,8 @@ INSTANTIATE_TEST_SUITE_P(FunctionsRunningArguments, Families, ::testing::Values(
     L("bash -c '$1 s3' _ kubectl", "kubectl"), L("f(){ \"$@\"; }; export -f f; bash -c 'f aws'", "aws"),
     U("f(){ \"$@\"; }; f $CMD"), U("f(){ shift; \"$@\"; }; f x aws"),
     U("for i in 1 2; do f aws; f(){ \"$@\"; }; done"), U("f(){ set -- $x; \"$@\"; }; f ls"),
+    // ... with more names run before it than CalledNames keeps in place.
+    U("for i in 1 2; do a1; a2; a3; a4; a5; a6; a7; a8; a9; f aws; f(){ \"$@\"; }; done"),
     U("f(){ f \"$@\"; }; f x"), U("\"$@\""), U("xargs sh -c '\"$@\"' _")));
 
 }  // namespace

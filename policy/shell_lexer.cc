@@ -20,6 +20,14 @@ constexpr std::array<bool, 256> MakePlainTable() {
 }
 constexpr std::array<bool, 256> kPlain = MakePlainTable();
 
+// The first bytes of the reserved words PeekKeyword knows.
+constexpr std::array<bool, 256> MakeKeywordStartTable() {
+  std::array<bool, 256> table{};
+  for (unsigned char c : std::string_view("cdefistuw{}![")) table[c] = true;
+  return table;
+}
+constexpr std::array<bool, 256> kKeywordStart = MakeKeywordStartTable();
+
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -170,19 +178,9 @@ void DecodeAnsiC(std::string_view body, std::string& out) {
 
 // ---------------------------------------------------------------- tokens
 
-std::size_t Parser::Skip(std::size_t j) const {
+std::size_t Parser::SkipContinuations(std::size_t j) const {
   while (j + 1 < end_ && src_[j] == '\\' && src_[j + 1] == '\n') j += 2;
   return j;
-}
-
-bool Parser::AtEnd() {
-  pos_ = Skip(pos_);
-  return pos_ >= end_;
-}
-
-char Parser::Peek() {
-  pos_ = Skip(pos_);
-  return pos_ < end_ ? src_[pos_] : '\0';
 }
 
 char Parser::PeekAt(std::size_t k) {
@@ -195,9 +193,6 @@ void Parser::Advance(std::size_t n) {
   while (n-- > 0 && pos_ < end_) pos_ = Skip(Skip(pos_) + 1);
 }
 
-void Parser::SkipBlanks() {
-  while (IsBlank(Peek())) ++pos_;
-}
 
 void Parser::SkipComment() {
   // A comment runs to the end of the line; a backslash does not continue it.
@@ -223,7 +218,8 @@ Parser::Keyword Parser::PeekKeyword(std::size_t* end) {
   std::size_t j = Skip(pos_);
   char buf[9];
   std::size_t n = 0;
-  if (j < end_ && (src_[j] == '{' || src_[j] == '}' || src_[j] == '!')) {
+  if (j >= end_ || !kKeywordStart[static_cast<unsigned char>(src_[j])]) return Keyword::kNone;
+  if (src_[j] == '{' || src_[j] == '}' || src_[j] == '!') {
     buf[n++] = src_[j];
     j = Skip(j + 1);
   } else if (j + 1 < end_ && src_[j] == '[' && src_[j + 1] == '[') {
@@ -248,7 +244,9 @@ Parser::Keyword Parser::PeekKeyword(std::size_t* end) {
   };
   std::string_view text(buf, n);
   for (const auto& [name, keyword] : kKeywords) {
-    if (name == text) {
+    // Length and first byte first: asked before every command, and most
+    // words are no keyword.
+    if (name.size() == n && name[0] == buf[0] && name == text) {
       *end = j;
       return keyword;
     }

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "policy/reused_vector.h"
+
 namespace corral::policy::shell {
 
 std::pair<std::size_t, std::size_t> Origin::Map(std::size_t begin, std::size_t end) const {
@@ -39,7 +41,8 @@ Origin Origin::Nested(std::string_view source, std::size_t begin, std::size_t en
 
 Parser::Parser(std::string_view source, const Origin& origin, Visitor& visitor, ParseState& state,
                int depth)
-    : src_(source), end_(source.size()), origin_(origin), visitor_(visitor), state_(state),
+    : src_(source), continuations_(source.find("\\\n") != std::string_view::npos),
+      end_(source.size()), origin_(origin), visitor_(visitor), state_(state),
       depth_(depth), outermost_(depth == 0) {}
 
 void ParseShell(std::string_view source, const Origin& origin, Visitor& visitor, ParseState& state,
@@ -528,7 +531,8 @@ void Parser::ParseTrailingRedirects() {
 }
 
 void Parser::ParseSimpleCommand(std::uint32_t pipeline_id, std::uint32_t pipe_index) {
-  std::vector<Word> words;
+  ReusedVector<Word> reused;  // one buffer per command, kept for the next
+  std::vector<Word>& words = *reused;
   words.reserve(8);
   std::vector<Redirect> redirects;
   while (!state_.aborted()) {

@@ -187,12 +187,23 @@ class Parser {
   bool AtTerminator(std::uint32_t terms);
 
   // ---- tokens and words (shell_lexer.cc)
-  std::size_t Skip(std::size_t j) const;  // past line continuations at j
-  char Peek();                 // current char after line continuations, '\0' at end
+  // Past line continuations at j. Asked at nearly every byte, so a text
+  // with none (most) answers without looking.
+  std::size_t Skip(std::size_t j) const { return continuations_ ? SkipContinuations(j) : j; }
+  std::size_t SkipContinuations(std::size_t j) const;
+  char Peek() {  // current char after line continuations, '\0' at end
+    pos_ = Skip(pos_);
+    return pos_ < end_ ? src_[pos_] : '\0';
+  }
   char PeekAt(std::size_t k);  // k chars further, continuations skipped
   void Advance(std::size_t n);  // over n chars, continuations skipped
-  bool AtEnd();
-  void SkipBlanks();
+  bool AtEnd() {
+    pos_ = Skip(pos_);
+    return pos_ >= end_;
+  }
+  void SkipBlanks() {
+    while (IsBlank(Peek())) ++pos_;
+  }
   void SkipComment();
   bool SkipNewline();  // consumes one newline token, reading pending heredocs
   void SkipLinebreaks();
@@ -226,6 +237,7 @@ class Parser {
   void Leave() { --depth_; }
 
   std::string_view src_;
+  bool continuations_;  // src_ holds a backslash-newline
   std::size_t pos_ = 0;
   std::size_t end_ = 0;
   Origin origin_;

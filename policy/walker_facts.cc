@@ -183,7 +183,7 @@ void Walker::OnFunction(const shell::Word& name, std::string_view source, std::s
   function.origin = origin.Nested(source, begin, end, function.body);
   // Called before it was defined (in a loop): the body runs with arguments
   // that were never bound here.
-  if (called_.count(name.text) > 0) {
+  if (called_.Contains(name.text)) {
     frames_.push_back(Frame{Frame::Mode::kUnknown, {}});
     bool saved = in_definition_;
     in_definition_ = false;
