@@ -246,6 +246,23 @@ def tls_checks(work, base_env):
             os.killpg(dockerd.pid, signal.SIGKILL)
 
 
+def prove_network_mode(label, api, flags, env, engine):
+    """The network-mode checks (tests/network_mode) on a remote engine, the project
+    copied; their failures count as this test's."""
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "network_mode"))
+    import network_mode_test as nm
+    work = tempfile.mkdtemp(prefix="corral-nm-remote-")
+    os.chmod(work, 0o755)
+    try:
+        nm.prove(label, api, CORRAL, flags, dict(env), work, copied=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    global failed
+    failed += nm.RESULTS["fail"]
+    print(f"network mode on {engine}: {nm.RESULTS['pass']} passed, {nm.RESULTS['fail']} failed"
+          " (counts include earlier parts)")
+
+
 def network_mode_checks(url, certs, flags, base_env):
     """Boxed sessions in the network mode (tests/network_mode) on this engine, which
     cannot see this machine's folders: the project is copied in and back. The box's
@@ -263,16 +280,7 @@ def network_mode_checks(url, certs, flags, base_env):
         status, out = remote.call("POST", "/images/load?quiet=1", raw=tar,
                                   content_type="application/x-tar")
         check(status == 200, f"{image} loaded into the remote engine", out[:300])
-    work = tempfile.mkdtemp(prefix="corral-nm-remote-")
-    os.chmod(work, 0o755)
-    try:
-        nm.prove("remote tcp+TLS", remote, CORRAL, flags, dict(base_env), work, copied=True)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    global failed
-    failed += nm.RESULTS["fail"]
-    print(f"network mode on the remote engine: {nm.RESULTS['pass']} passed, "
-          f"{nm.RESULTS['fail']} failed")
+    prove_network_mode("remote tcp+TLS", remote, flags, base_env, "the remote engine")
 
 
 PODMAN_STATE = pathlib.Path("/var/lib/corral-test/remote-podman")
@@ -357,17 +365,8 @@ def namespaced_podman_checks(work, env):
         check(r.returncode == 0 and mode.startswith("mode: network") and
               "corral-remote-podman" in mode,
               f"run --print over {url}: the network mode, as another machine", mode or r.stderr)
-        nm_work = pathlib.Path(tempfile.mkdtemp(prefix="corral-nm-podman-remote-"))
-        os.chmod(nm_work, 0o755)
-        try:
-            nm.prove("remote podman over ssh", remote, CORRAL, ["--engine", url], dict(env),
-                     nm_work, copied=True)
-        finally:
-            shutil.rmtree(nm_work, ignore_errors=True)
-        global failed
-        failed += nm.RESULTS["fail"]
-        print(f"network mode on the namespaced podman: {nm.RESULTS['pass']} passed, "
-              f"{nm.RESULTS['fail']} failed (counts include earlier parts)")
+        prove_network_mode("remote podman over ssh", remote, ["--engine", url], env,
+                           "the namespaced podman")
     finally:
         stop_namespaced_podman(podman)
 
