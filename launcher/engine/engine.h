@@ -338,8 +338,9 @@ class Engine {
   Result<void> ConnectNetwork(const std::string& network, const std::string& container,
                               const std::vector<std::string>& aliases);
   Result<void> RemoveNetwork(const std::string& name);
-  Result<void> CreateVolume(const std::string& name,
-                            const std::map<std::string, std::string>& labels);
+  // Returns where the volume's files are on the engine's own host.
+  Result<std::string> CreateVolume(const std::string& name,
+                                   const std::map<std::string, std::string>& labels);
   Result<void> RemoveVolume(const std::string& name);
   // timeout_ms 0: no limit beyond the connection's (a project can be large).
   Result<void> PutArchive(const std::string& container, const std::string& path,

@@ -114,10 +114,15 @@ Result<void> Engine::RemoveNetwork(const std::string& name) {
   return ExpectRemoved(Call(call.method, call.path, "", 30000), "remove network " + name);
 }
 
-Result<void> Engine::CreateVolume(const std::string& name,
-                                  const std::map<std::string, std::string>& labels) {
+Result<std::string> Engine::CreateVolume(const std::string& name,
+                                         const std::map<std::string, std::string>& labels) {
   ApiCall call = CreateVolumeCall(name, labels);
-  return Expect(Call(call.method, call.path, BodyText(call), 30000), "create volume " + name);
+  auto response = Call(call.method, call.path, BodyText(call), 30000);
+  if (auto ok = Expect(response, "create volume " + name); !ok) return ok.error();
+  // Both engines answer with the volume, its Mountpoint included: no inspect.
+  auto json = nlohmann::json::parse(response->body, nullptr, false);
+  if (json.is_object() && json["Mountpoint"].is_string()) return json["Mountpoint"].get<std::string>();
+  return VolumeMountpoint(name);
 }
 
 Result<void> Engine::RemoveVolume(const std::string& name) {

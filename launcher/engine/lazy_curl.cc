@@ -18,6 +18,7 @@
 // <curl/curl.h> wraps these two in type-checking macros; the functions are defined here.
 #undef curl_easy_setopt
 #undef curl_easy_getinfo
+#undef curl_share_setopt
 
 namespace {
 
@@ -34,6 +35,8 @@ struct Curl {
   decltype(&::curl_slist_free_all) slist_free_all = nullptr;
   decltype(&::curl_escape) escape = nullptr;
   decltype(&::curl_free) free = nullptr;
+  decltype(&::curl_share_init) share_init = nullptr;
+  CURLSHcode (*share_setopt)(CURLSH*, CURLSHoption, ...) = nullptr;
   bool loaded = false;
 };
 
@@ -62,7 +65,9 @@ Curl Open() {
                 Bind(library, "curl_easy_strerror", curl.easy_strerror) &&
                 Bind(library, "curl_slist_append", curl.slist_append) &&
                 Bind(library, "curl_slist_free_all", curl.slist_free_all) &&
-                Bind(library, "curl_escape", curl.escape) && Bind(library, "curl_free", curl.free);
+                Bind(library, "curl_escape", curl.escape) && Bind(library, "curl_free", curl.free) &&
+                Bind(library, "curl_share_init", curl.share_init) &&
+                Bind(library, "curl_share_setopt", curl.share_setopt);
   if (!curl.loaded) corral::log::error("libcurl.so.4 lacks a function corral calls ({})", ::dlerror());
   return curl;
 }
@@ -145,6 +150,29 @@ char* curl_escape(const char* text, int length) {
 
 void curl_free(void* pointer) {
   if (pointer != nullptr) Get().free(pointer);
+}
+
+CURLSH* curl_share_init() { return Get().loaded ? Get().share_init() : nullptr; }
+
+// CURLSHOPT_SHARE and _UNSHARE take an int (a curl_lock_data), the lock
+// functions a function pointer, _USERDATA a pointer.
+CURLSHcode curl_share_setopt(CURLSH* share, CURLSHoption option, ...) {
+  if (!Get().loaded) return CURLSHE_NOT_BUILT_IN;
+  va_list args;
+  va_start(args, option);
+  CURLSHcode code = CURLSHE_BAD_OPTION;
+  switch (option) {
+    case CURLSHOPT_SHARE:
+    case CURLSHOPT_UNSHARE: code = Get().share_setopt(share, option, va_arg(args, int)); break;
+    case CURLSHOPT_LOCKFUNC:
+    case CURLSHOPT_UNLOCKFUNC:
+      code = Get().share_setopt(share, option, va_arg(args, void (*)()));
+      break;
+    case CURLSHOPT_USERDATA: code = Get().share_setopt(share, option, va_arg(args, void*)); break;
+    default: break;
+  }
+  va_end(args);
+  return code;
 }
 
 }  // extern "C"

@@ -37,8 +37,7 @@ Result<void> MakeSidecar(Engine& engine, const SessionPlan& plan, const Layout& 
 
 Result<std::string> Steps(Engine& engine, const SessionPlan& plan, const Layout& layout,
                           const SessionFiles& files, const std::string& image) {
-  if (auto ok = engine.CreateVolume(layout.session_volume, layout.labels); !ok) return ok.error();
-  auto mountpoint = engine.VolumeMountpoint(layout.session_volume);
+  auto mountpoint = engine.CreateVolume(layout.session_volume, layout.labels);
   if (!mountpoint) return mountpoint.error();
   if (auto ok = MakeSidecar(engine, plan, layout, files, image); !ok) return ok.error();
   return *mountpoint;

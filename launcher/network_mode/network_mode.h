@@ -262,6 +262,7 @@ struct CopiedEntry {
 };
 struct CopyManifest {
   std::string session_id, project_dir, volume, image;
+  std::string mountpoint;  // the volume's folder on the engine's host; not saved
   std::uint32_t uid = 0, gid = 0;  // the owner the box's files were given
   std::map<std::string, CopiedEntry> entries;
   // Not copied (unreadable, a socket or device): the host's, untouched. Not saved.
@@ -288,9 +289,18 @@ Result<ProjectScan> ScanProject(const std::string& project_dir, std::uint32_t ui
 // Saves the manifest (policy::StateDir()), then makes the project volume
 // (labelled) and fills it through a copier. On an error the volume is
 // removed again (nothing of the box's is in it yet) and so is the manifest.
+// The agent may run only once CheckCopiedIn says the copy is there.
 Result<CopyManifest> CopyProjectIn(Engine& engine, const Layout& layout,
                                    const std::string& project_dir, const std::string& image,
                                    std::uint32_t uid, std::uint32_t gid);
+// One file read back from the volume through the copier: an engine that
+// took the PUT but put the files elsewhere (Podman with a PUT at "/") would
+// leave the box an empty project, and the copy-back would read that as
+// everything deleted. A session runs it while the sidecar starts.
+Result<void> CheckCopiedIn(Engine& engine, const Layout& layout, const CopyManifest& manifest);
+// What CopyProjectIn made (the copier, the volume, the manifest), removed
+// again: for a copy that failed or did not check out, before the box ran.
+void DiscardCopyIn(Engine& engine, const Layout& layout);
 
 // --- The copy-back's decision (copy_back_plan.cc, pure) ---
 // A path on this machine as it is now. kBlocked: a folder on the way to it

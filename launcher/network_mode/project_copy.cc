@@ -167,28 +167,6 @@ Result<void> WriteManifest(const std::string& path, const CopyManifest& manifest
   return Ok();
 }
 
-// One file read back from the volume: an engine that took the PUT but put
-// the files elsewhere (Podman with a PUT at "/") would leave the box an
-// empty project, and the copy-back would read that as everything deleted.
-Result<void> CheckCopiedIn(Engine& engine, const std::string& copier,
-                           const CopyManifest& manifest) {
-  const std::pair<const std::string, CopiedEntry>* sample = nullptr;
-  for (const auto& entry : manifest.entries) {
-    if (entry.second.kind == TarEntry::kFile && (!sample || entry.second.size < sample->second.size)) {
-      sample = &entry;
-    }
-  }
-  if (!sample) return Ok();  // no file to check
-  auto tar = engine.GetArchive(copier, std::string(kCopierMount) + "/" + sample->first);
-  if (!tar) return tar.error().Context("read back what was copied in");
-  auto members = ReadTar(*tar);
-  if (members && members->size() == 1 && (*members)[0].kind == TarEntry::kFile &&
-      ContentHash((*members)[0].content) == sample->second.hash) {
-    return Ok();
-  }
-  return Error("the volume does not hold " + sample->first + " as it was copied in");
-}
-
 }  // namespace
 
 Result<ProjectScan> ScanProject(const std::string& given_dir, std::uint32_t uid,
@@ -241,28 +219,46 @@ Result<CopyManifest> CopyProjectIn(Engine& engine, const Layout& layout,
   std::string path = ManifestPath(policy::StateDir(), layout.session_id);
   if (auto ok = WriteManifest(path, manifest); !ok) return ok.error();
   auto fill = [&]() -> Result<void> {
-    if (auto ok = engine.CreateVolume(layout.project_volume,
-                                      ProjectVolumeLabels(layout, project_dir));
-        !ok) {
-      return ok;
-    }
+    auto mountpoint =
+        engine.CreateVolume(layout.project_volume, ProjectVolumeLabels(layout, project_dir));
+    if (!mountpoint) return mountpoint.error();
+    manifest.mountpoint = *mountpoint;
     // A new session's name: no copier can be there. It stays for the
     // copy-back, which removes it (so do the reaper and `corral stop`).
     auto copier = engine.CreateContainer(CopierBody(layout, image), layout.copier,
                                          "make the container that copies the project in");
     if (!copier) return copier.error();
-    auto put = engine.PutArchive(*copier, names.put_path, scan->tar, /*timeout_ms=*/0);
-    if (put) put = CheckCopiedIn(engine, *copier, manifest);
-    return put;
+    return engine.PutArchive(*copier, names.put_path, scan->tar, /*timeout_ms=*/0);
   };
   if (auto ok = fill(); !ok) {
-    // Nothing of the box's is in it yet: the volume and the manifest go.
-    (void)engine.Remove(layout.copier);
-    (void)engine.RemoveVolume(layout.project_volume);
-    ::unlink(path.c_str());
+    DiscardCopyIn(engine, layout);
     return ok.error().Context("copy the project into the volume " + layout.project_volume);
   }
   return std::move(manifest);
+}
+
+Result<void> CheckCopiedIn(Engine& engine, const Layout& layout, const CopyManifest& manifest) {
+  const std::pair<const std::string, CopiedEntry>* sample = nullptr;
+  for (const auto& entry : manifest.entries) {
+    if (entry.second.kind == TarEntry::kFile && (!sample || entry.second.size < sample->second.size)) {
+      sample = &entry;
+    }
+  }
+  if (!sample) return Ok();  // no file to check
+  auto tar = engine.GetArchive(layout.copier, std::string(kCopierMount) + "/" + sample->first);
+  if (!tar) return tar.error().Context("read back what was copied in");
+  auto members = ReadTar(*tar);
+  if (members && members->size() == 1 && (*members)[0].kind == TarEntry::kFile &&
+      ContentHash((*members)[0].content) == sample->second.hash) {
+    return Ok();
+  }
+  return Error("the volume does not hold " + sample->first + " as it was copied in");
+}
+
+void DiscardCopyIn(Engine& engine, const Layout& layout) {
+  (void)engine.Remove(layout.copier);
+  (void)engine.RemoveVolume(layout.project_volume);
+  ::unlink(ManifestPath(policy::StateDir(), layout.session_id).c_str());
 }
 
 }  // namespace corral::launcher::network_mode

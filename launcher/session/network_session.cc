@@ -118,17 +118,10 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
       return ok.error().Context("set up the network mode");
     }
   }
-  if (volume) {
-    session->relay_ = std::async(std::launch::async, [s = session.get(), started_first,
-                                                      oracle = plan.session_dir + "/" +
-                                                               kOracleSocket]() -> Result<void> {
-      if (!started_first) {
-        if (auto ok = network_mode::StartSidecar(s->engine_, s->layout_); !ok) return ok.error();
-      }
-      auto channel = network_mode::OracleChannel::Open(s->engine_, s->layout_, oracle);
-      if (!channel) return channel.error();
-      s->channel_ = std::move(*channel);
-      return Ok();
+  std::future<Result<void>> sidecar_started;
+  if (volume && !started_first) {
+    sidecar_started = std::async(std::launch::async, [&engine, layout = session->layout_] {
+      return network_mode::StartSidecar(engine, layout);
     });
   }
   if (copied.valid()) {
@@ -136,12 +129,34 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
     if (!manifest) return manifest.error().Context("copy the project in");
     session->manifest_ = std::move(*manifest);
   }
+  if (volume) {
+    // The copy is read back while the sidecar starts, before the relay
+    // listens: the shim runs the agent only once it does.
+    session->relay_ = std::async(std::launch::async, [s = session.get(),
+                                                      started = std::move(sidecar_started),
+                                                      oracle = plan.session_dir + "/" +
+                                                               kOracleSocket]() mutable
+                                 -> Result<void> {
+      Result<void> checked =
+          s->manifest_ ? network_mode::CheckCopiedIn(s->engine_, s->layout_, *s->manifest_) : Ok();
+      if (started.valid()) {
+        if (auto ok = started.get(); !ok) return ok.error();
+      }
+      if (!checked) {
+        s->copy_in_failed_ = true;
+        return checked.error().Context("copy the project into the volume " +
+                                       s->layout_.project_volume);
+      }
+      auto channel = network_mode::OracleChannel::Open(s->engine_, s->layout_, oracle);
+      if (!channel) return channel.error();
+      s->channel_ = std::move(*channel);
+      return Ok();
+    });
+  }
   if (!volume) return volume.error();
   std::string project_on_engine;
   if (!visible) {
-    auto mountpoint = engine.VolumeMountpoint(session->layout_.project_volume);
-    if (!mountpoint) return mountpoint.error();
-    project_on_engine = *mountpoint;
+    project_on_engine = session->manifest_->mountpoint;
     UseProjectVolume(plan, session->layout_.project_volume, project_on_engine);
   }
   session->project_line_ =
@@ -209,6 +224,13 @@ void NetworkSession::TearDown() {
 }
 
 void NetworkSession::CopyBack() {
+  if (manifest_ && copy_in_failed_) {
+    // The agent never ran, and the volume is not what went in: nothing to
+    // bring home, and a copy-back would read it as everything deleted.
+    (void)RemoveBox();
+    network_mode::DiscardCopyIn(engine_, layout_);
+    manifest_.reset();
+  }
   if (manifest_ && !copied_back_) {
     copied_back_ = true;
     // The box is gone first (after Ctrl-C it may still run): then its

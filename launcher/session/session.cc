@@ -151,12 +151,18 @@ Result<RunOutcome> RunBox(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
   if (!id) return id.error();
   cleanup.Container(&engine, *id);
   std::optional<RawConnection> docker_wait;
-  if (!engine.podman()) {  // next-exit must be registered before start
-    auto wait = engine.OpenWaitNextExit(*id);
+  // Docker's next-exit wait must be registered before start; it is opened
+  // while the attach is (each is a connection, over TLS a handshake).
+  std::future<Result<RawConnection>> waiting;
+  if (!engine.podman()) {
+    waiting = std::async(std::launch::async, [&] { return engine.OpenWaitNextExit(*id); });
+  }
+  auto stream = engine.Attach(*id);  // Podman starts the runtime here
+  if (waiting.valid()) {
+    auto wait = waiting.get();
     if (!wait) return wait.error();
     docker_wait.emplace(std::move(*wait));
   }
-  auto stream = engine.Attach(*id);  // Podman starts the runtime here
   if (!stream) return RootlessHint(engine, stream.error());
 
   if (auto ok = engine.Start(*id); !ok) return RootlessHint(engine, ok.error());

@@ -346,6 +346,7 @@ class NetworkSession {
   bool up_ = false;
   std::optional<network_mode::CopyManifest> manifest_;  // the project was copied in
   bool copied_back_ = false, torn_down_ = false;
+  bool copy_in_failed_ = false;  // the read-back found the copy wrong (set by relay_'s thread)
   void CopyBack();  // once: the box's changes to the project, home
   void TearDown();  // once: the box, the sidecar, the network, the session volume
   Result<void> RemoveBox();

@@ -36,6 +36,7 @@ import ssl
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 RESULTS = {"pass": 0, "fail": 0}
@@ -381,6 +382,112 @@ def prove_sidecar_cannot_start(label, api, corral, flags, env, work):
         check(status == 201, f"{label}: {tag} is its real image again", out)
 
 
+class MisplacingEngine:
+    """A unix socket in front of the engine that passes every request on unchanged,
+    except the copier's archive PUT (the project's copy-in), which it sends to /tmp in
+    the copier's own root: an engine that takes the PUT but puts the files elsewhere."""
+
+    def __init__(self, engine_socket, path):
+        self.engine_socket, self.path = engine_socket, str(path)
+        self.misplaced = 0
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(self.path)
+        self.listener.listen(64)
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(client,), daemon=True).start()
+
+    def _serve(self, client):
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = client.recv(65536)
+            if not chunk:
+                client.close()
+                return
+            head += chunk
+        line, rest = head.split(b"\r\n", 1)
+        method, target, version = line.split(b" ", 2)
+        # Docker's copier PUT is at "/", Podman's at its mount; the session
+        # volume's fill (at /run) is left alone.
+        for copier_path in (b"path=%2Fcorral-project", b"path=%2F"):
+            end = target.find(copier_path)
+            after = end + len(copier_path)
+            if (method == b"PUT" and b"/archive?" in target and end >= 0 and
+                    (after == len(target) or target[after:after + 1] == b"&")):
+                target = target[:end] + b"path=%2Ftmp" + target[after:]
+                self.misplaced += 1
+                break
+        upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        upstream.connect(self.engine_socket)
+        upstream.sendall(b" ".join((method, target, version)) + b"\r\n" + rest)
+
+        def pump(src, dst):
+            try:
+                while True:
+                    data = src.recv(65536)
+                    if not data:
+                        break
+                    dst.sendall(data)
+                dst.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+        threading.Thread(target=pump, args=(upstream, client), daemon=True).start()
+        pump(client, upstream)
+
+    def close(self):
+        self.listener.close()
+
+
+def prove_copy_lands_elsewhere(label, api, corral, engine_socket, env, work):
+    """The project's copy-in is read back before the agent runs: through an engine that
+    puts the copier's files elsewhere, the agent must not start, corral exits 125 naming
+    the volume, and neither the volume, the copier nor the copy's manifest is left (a
+    copy-back would have read the empty volume as the box deleting everything)."""
+    work = pathlib.Path(work)
+    proj = work / "misplaced-proj"
+    proj.mkdir()
+    (proj / "keep.txt").write_text("the project's file\n")
+    state = work / "misplaced-state"
+    engine = MisplacingEngine(engine_socket, work / "misplacing.sock")
+    env = dict(env, CORRAL_ENGINE_MODE="network", CORRAL_PROJECT_SHARED="0",
+               CORRAL_HOLD_UNKNOWN_FOLDERS="off", CORRAL_LEVEL="always",
+               CORRAL_IMAGE="corral-test:latest", CORRAL_PRESENCE_SOURCES="",
+               XDG_STATE_HOME=str(state))
+    events = work / "misplaced.jsonl"
+    try:
+        r = subprocess.run([corral, "run", "--engine", f"unix://{engine.path}", "--headless",
+                            "--json-events", str(events), "--", "sh", "-c",
+                            "echo the-agent-ran; rm -f keep.txt"],
+                           capture_output=True, text=True, env=env, cwd=proj, timeout=300)
+    finally:
+        engine.close()
+    check(engine.misplaced >= 1, f"{label}: the copier's PUT was sent elsewhere",
+          engine.misplaced)
+    check(r.returncode == 125 and "the-agent-ran" not in r.stdout + r.stderr,
+          f"{label}: a copy-in that does not read back: exit 125, the agent never ran",
+          (r.returncode, r.stdout, r.stderr))
+    check(("read back what was copied in" in r.stderr or "as it was copied in" in r.stderr)
+          and "-project" in r.stderr,
+          f"{label}: the error names the check and the volume", r.stderr)
+    kept = proj / "keep.txt"
+    check(kept.exists() and kept.read_text() == "the project's file\n",
+          f"{label}: the project on this machine is untouched", sorted(os.listdir(proj)))
+    started = next((e for e in session_of(events) if e.get("event") == "session_started"),
+                   {}) if events.exists() else {}
+    session = started.get("session", "")
+    left = api.session_objects(session) if session else ["no session_started event"]
+    check(session and left == [], f"{label}: nothing of session {session or '?'} is left "
+          "on the engine, the project volume included", left)
+    manifests = list(state.rglob("*.copy.json")) if state.exists() else []
+    check(manifests == [], f"{label}: the copy's manifest is removed", manifests)
+
+
 def main():
     engine, corral = sys.argv[1:3]
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "engines"))
@@ -393,6 +500,8 @@ def main():
         prove(engine, Api(url), corral, ["--engine", url], dict(os.environ), work)
         prove_deny_list_edit(engine, corral, ["--engine", url], dict(os.environ), work)
         prove_sidecar_cannot_start(engine, Api(url), corral, ["--engine", url],
+                                   dict(os.environ), work)
+        prove_copy_lands_elsewhere(engine, Api(url), corral, url[len("unix://"):],
                                    dict(os.environ), work)
         # The engine cannot see the project: copied in and back.
         copy_work = pathlib.Path(work) / "copied"
