@@ -39,6 +39,29 @@ inline const char* BindPropagation(const Mount& m) {
   return "rprivate";
 }
 
+// Options of corral's own, for the network mode, where the agent's box is
+// made while the session's volumes are filled:
+// a bind whose source appears on the engine's host only after the box is
+// made; the box is started only once it is there. Docker checks a Mounts
+// entry's source when the box is made and a Binds entry's when it starts,
+// so such a bind goes as a Binds entry, where "SRC:DST:OPTIONS" can hold it.
+inline constexpr const char* kLateSource = "late-source";
+// A volume the engine must not fill from the image's files at that path
+// (Docker and Podman do, into an empty volume): corral fills it.
+inline constexpr const char* kNoCopy = "nocopy";
+inline bool HasOption(const Mount& m, const char* option) {
+  for (const std::string& o : m.options) {
+    if (o == option) return true;
+  }
+  return false;
+}
+// Whether Docker takes this bind as a Binds entry (see kLateSource).
+inline bool DockerLateBind(const Mount& m) {
+  return m.kind == MountKind::kBind && HasOption(m, kLateSource) &&
+         m.source.find_first_of(":,") == std::string::npos &&
+         m.target.find_first_of(":,") == std::string::npos;
+}
+
 struct Ulimit {
   std::string name;  // "nofile", "nproc"
   std::uint64_t soft = 0;

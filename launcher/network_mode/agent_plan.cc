@@ -34,7 +34,7 @@ Result<SessionPlan> AgentPlan(const SessionPlan& plan, const Layout& layout,
     Mount bound = m;
     bound.source = volume_on_engine + "/" + name;
     bound.read_only = true;
-    bound.options = {"rslave"};
+    bound.options = {"rslave", kLateSource};  // the volume is filled while the box is made
     agent.mounts.push_back(bound);
   };
   for (const Mount& m : plan.mounts) {
@@ -45,7 +45,7 @@ Result<SessionPlan> AgentPlan(const SessionPlan& plan, const Layout& layout,
                               layout.session_volume,
                               m.target,
                               true,
-                              {},
+                              {kNoCopy},
                               m.why + " (the session volume: no host folder)"});
     } else if (m.target == kShimInBox) {
       from_volume(m, "bin/corral-shim");

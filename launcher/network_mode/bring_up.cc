@@ -7,9 +7,8 @@
 #include <future>
 
 namespace corral::launcher::network_mode {
-namespace {
 
-// The sidecar is made first and the session's files are put into the volume
+// The sidecar is made, and the session's files are put into the volume
 // through it before it starts (it has the volume at /run/corral), so no
 // container is made only to fill the volume.
 Result<void> MakeSidecar(Engine& engine, const SessionPlan& plan, const Layout& layout,
@@ -35,24 +34,8 @@ Result<void> MakeSidecar(Engine& engine, const SessionPlan& plan, const Layout& 
   return Ok();
 }
 
-Result<std::string> Steps(Engine& engine, const SessionPlan& plan, const Layout& layout,
-                          const SessionFiles& files, const std::string& image) {
-  auto mountpoint = engine.CreateVolume(layout.session_volume, layout.labels);
-  if (!mountpoint) return mountpoint.error();
-  if (auto ok = MakeSidecar(engine, plan, layout, files, image); !ok) return ok.error();
-  return *mountpoint;
-}
-
-}  // namespace
-
-Result<std::string> BringUp(Engine& engine, const SessionPlan& plan, const Layout& layout,
-                            const SessionFiles& files, const std::string& corral_image) {
-  auto volume = Steps(engine, plan, layout, files, corral_image);
-  if (!volume) {
-    (void)TearDown(engine, layout);
-    return volume.error().Context("set up the network mode");
-  }
-  return volume;
+Result<std::string> MakeSessionVolume(Engine& engine, const Layout& layout) {
+  return engine.CreateVolume(layout.session_volume, layout.labels);
 }
 
 Result<void> StartSidecar(Engine& engine, const Layout& layout) {

@@ -287,6 +287,17 @@ Result<std::optional<CopyBackReport>> ResumeCopyBack(Engine& engine,
   auto manifest = LoadManifest(ManifestPath(policy::StateDir(), session_id));
   if (!manifest) return manifest.error();
   if (!*manifest) return std::optional<CopyBackReport>();
+  if (!(*manifest)->landed) {
+    // corral was killed while the project went in: the agent never ran
+    // (it runs only once the copy is read back), so the volume holds
+    // nothing of the box's, and what it lacks was never deleted.
+    CopyBackReport report;
+    report.volume = (*manifest)->volume;
+    auto gone = DiscardCopyIn(engine, LayoutFor(session_id));
+    if (!gone) return gone.error().Context("remove a copy-in that never finished");
+    report.volume_removed = true;
+    return std::optional<CopyBackReport>(std::move(report));
+  }
   auto report = CopyProjectBack(engine, LayoutFor(session_id), **manifest);
   if (!report) return report.error();
   return std::optional<CopyBackReport>(std::move(*report));

@@ -144,13 +144,15 @@ using Visible = std::function<bool(const std::string& host_path)>;
 Result<SessionPlan> AgentPlan(const SessionPlan& plan, const Layout& layout,
                               const std::string& volume_on_engine, const Visible& visible);
 
-// Makes the network, the session volume and the sidecar, and PUTs the
-// session's files into the volume through the sidecar; does not start it
-// (StartSidecar), so the agent's box can be made while it starts. Returns
-// the volume's folder on the engine's host (its Mountpoint). On an error
-// what was made is removed again.
-Result<std::string> BringUp(Engine& engine, const SessionPlan& plan, const Layout& layout,
-                            const SessionFiles& files, const std::string& corral_image);
+// The session volume; returns its folder on the engine's host (its
+// Mountpoint). TearDown removes it again.
+Result<std::string> MakeSessionVolume(Engine& engine, const Layout& layout);
+// Makes the sidecar (and its network when the host's is refused) and PUTs
+// the session's files into the volume through it; does not start it
+// (StartSidecar), so the agent's box can be made while it starts. TearDown
+// removes what was made.
+Result<void> MakeSidecar(Engine& engine, const SessionPlan& plan, const Layout& layout,
+                         const SessionFiles& files, const std::string& corral_image);
 Result<void> StartSidecar(Engine& engine, const Layout& layout);
 // How long the shim in the agent's box waits for the relay's watchdog and
 // the sidecar's proxy (CORRAL_WATCHDOG_WAIT_MS): the box starts while the
@@ -263,6 +265,11 @@ struct CopiedEntry {
 struct CopyManifest {
   std::string session_id, project_dir, volume, image;
   std::string mountpoint;  // the volume's folder on the engine's host; not saved
+  // The copy read back as it went in (CheckCopiedIn), so the box may run.
+  // Saved: a volume whose copy-in never landed holds nothing of the box's,
+  // and a copy-back would read what is missing as deleted. A manifest from
+  // before this field was kept says true.
+  bool landed = false;
   std::uint32_t uid = 0, gid = 0;  // the owner the box's files were given
   std::map<std::string, CopiedEntry> entries;
   // Not copied (unreadable, a socket or device): the host's, untouched. Not saved.
@@ -286,21 +293,34 @@ struct ProjectScan {
 };
 Result<ProjectScan> ScanProject(const std::string& project_dir, std::uint32_t uid,
                                 std::uint32_t gid, const std::string& put_root);
-// Saves the manifest (policy::StateDir()), then makes the project volume
-// (labelled) and fills it through a copier. On an error the volume is
-// removed again (nothing of the box's is in it yet) and so is the manifest.
-// The agent may run only once CheckCopiedIn says the copy is there.
-Result<CopyManifest> CopyProjectIn(Engine& engine, const Layout& layout,
-                                   const std::string& project_dir, const std::string& image,
-                                   std::uint32_t uid, std::uint32_t gid);
+// The copy-in in two steps, so that the agent's box can be made while the
+// files go in: PrepareCopyIn scans the project, saves the manifest
+// (policy::StateDir(), landed false) and makes the project volume (its
+// folder in manifest.mountpoint); FillCopyIn makes the copier and PUTs the
+// files. CheckCopiedIn reads one back; only then may the agent run, and
+// MarkLanded saves that in the manifest. A copy that failed or did not
+// check out goes with DiscardCopyIn (after any box that has the volume).
+struct CopyIn {
+  CopyManifest manifest;
+  std::string tar;
+  std::string image;  // the copier's
+};
+Result<CopyIn> PrepareCopyIn(Engine& engine, const Layout& layout, const std::string& project_dir,
+                             const std::string& image, std::uint32_t uid, std::uint32_t gid);
+Result<void> FillCopyIn(Engine& engine, const Layout& layout, const CopyIn& copy);
 // One file read back from the volume through the copier: an engine that
 // took the PUT but put the files elsewhere (Podman with a PUT at "/") would
 // leave the box an empty project, and the copy-back would read that as
 // everything deleted. A session runs it while the sidecar starts.
 Result<void> CheckCopiedIn(Engine& engine, const Layout& layout, const CopyManifest& manifest);
-// What CopyProjectIn made (the copier, the volume, the manifest), removed
-// again: for a copy that failed or did not check out, before the box ran.
-void DiscardCopyIn(Engine& engine, const Layout& layout);
+Result<void> MarkLanded(CopyManifest& manifest);
+// The copier, the volume and the manifest, removed: the first error.
+Result<void> DiscardCopyIn(Engine& engine, const Layout& layout);
+// All of the above in one go, for `corral project-copy in`: the landed
+// manifest, or an error with nothing left.
+Result<CopyManifest> CopyProjectIn(Engine& engine, const Layout& layout,
+                                   const std::string& project_dir, const std::string& image,
+                                   std::uint32_t uid, std::uint32_t gid);
 
 // --- The copy-back's decision (copy_back_plan.cc, pure) ---
 // A path on this machine as it is now. kBlocked: a folder on the way to it
@@ -371,7 +391,9 @@ void ApplyPlan(const std::string& project_dir, const SyncPlan& plan, CopyBackRep
 Result<CopyBackReport> CopyProjectBack(Engine& engine, const Layout& layout,
                                        const CopyManifest& manifest);
 // `corral stop`'s half: the saved manifest of `session_id` (nullopt when
-// there is none: nothing left to copy back), then CopyProjectBack.
+// there is none: nothing left to copy back), then CopyProjectBack; a
+// copy-in that never landed (corral killed while it went in: the agent
+// never ran) is removed instead, volume and manifest.
 Result<std::optional<CopyBackReport>> ResumeCopyBack(Engine& engine,
                                                      const std::string& session_id);
 // What the copy-back did, in lines for the user.

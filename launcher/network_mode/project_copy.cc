@@ -73,7 +73,7 @@ json ManifestJson(const CopyManifest& manifest) {
   return {{"session", manifest.session_id}, {"project", manifest.project_dir},
           {"volume", manifest.volume},      {"image", manifest.image},
           {"uid", manifest.uid},            {"gid", manifest.gid},
-          {"entries", entries}};
+          {"landed", manifest.landed},      {"entries", entries}};
 }
 
 Result<CopyManifest> ManifestFromJson(const json& value) {
@@ -85,6 +85,7 @@ Result<CopyManifest> ManifestFromJson(const json& value) {
     manifest.image = value.at("image").get<std::string>();
     manifest.uid = value.at("uid").get<std::uint32_t>();
     manifest.gid = value.at("gid").get<std::uint32_t>();
+    manifest.landed = value.value("landed", true);
     for (const auto& [path, entry] : value.at("entries").items()) {
       std::string kind = entry.at("kind").get<std::string>();
       CopiedEntry copied;
@@ -205,36 +206,60 @@ Result<ProjectScan> ScanProject(const std::string& given_dir, std::uint32_t uid,
   return scan;
 }
 
-Result<CopyManifest> CopyProjectIn(Engine& engine, const Layout& layout,
-                                   const std::string& project_dir, const std::string& image,
-                                   std::uint32_t uid, std::uint32_t gid) {
+Result<CopyIn> PrepareCopyIn(Engine& engine, const Layout& layout, const std::string& project_dir,
+                             const std::string& image, std::uint32_t uid, std::uint32_t gid) {
   CopierArchive names = CopierArchiveFor(engine.podman());
   auto scan = ScanProject(project_dir, uid, gid, names.put_root);
   if (!scan) return scan.error().Context("copy the project into the box's volume");
-  CopyManifest& manifest = scan->manifest;
+  CopyIn copy{std::move(scan->manifest), std::move(scan->tar), image};
+  CopyManifest& manifest = copy.manifest;
   manifest.session_id = layout.session_id;
   manifest.volume = layout.project_volume;
   manifest.image = image;
+  manifest.landed = false;
   // Saved before the volume exists: a volume is never without its manifest.
   std::string path = ManifestPath(policy::StateDir(), layout.session_id);
   if (auto ok = WriteManifest(path, manifest); !ok) return ok.error();
-  auto fill = [&]() -> Result<void> {
-    auto mountpoint =
-        engine.CreateVolume(layout.project_volume, ProjectVolumeLabels(layout, project_dir));
-    if (!mountpoint) return mountpoint.error();
-    manifest.mountpoint = *mountpoint;
-    // A new session's name: no copier can be there. It stays for the
-    // copy-back, which removes it (so do the reaper and `corral stop`).
-    auto copier = engine.CreateContainer(CopierBody(layout, image), layout.copier,
-                                         "make the container that copies the project in");
-    if (!copier) return copier.error();
-    return engine.PutArchive(*copier, names.put_path, scan->tar, /*timeout_ms=*/0);
-  };
-  if (auto ok = fill(); !ok) {
-    DiscardCopyIn(engine, layout);
-    return ok.error().Context("copy the project into the volume " + layout.project_volume);
+  auto mountpoint =
+      engine.CreateVolume(layout.project_volume, ProjectVolumeLabels(layout, project_dir));
+  if (!mountpoint) {
+    ::unlink(path.c_str());
+    return mountpoint.error().Context("copy the project into the volume " + layout.project_volume);
   }
-  return std::move(manifest);
+  manifest.mountpoint = *mountpoint;
+  return copy;
+}
+
+Result<void> FillCopyIn(Engine& engine, const Layout& layout, const CopyIn& copy) {
+  // A new session's name: no copier can be there. It stays for the
+  // copy-back, which removes it (so do the reaper and `corral stop`).
+  auto copier = engine.CreateContainer(CopierBody(layout, copy.image), layout.copier,
+                                       "make the container that copies the project in");
+  auto put = copier ? engine.PutArchive(*copier, CopierArchiveFor(engine.podman()).put_path,
+                                        copy.tar, /*timeout_ms=*/0)
+                    : Result<void>(copier.error());
+  if (!put) return put.error().Context("copy the project into the volume " + layout.project_volume);
+  return Ok();
+}
+
+Result<void> MarkLanded(CopyManifest& manifest) {
+  manifest.landed = true;
+  return WriteManifest(ManifestPath(policy::StateDir(), manifest.session_id), manifest);
+}
+
+Result<CopyManifest> CopyProjectIn(Engine& engine, const Layout& layout,
+                                   const std::string& project_dir, const std::string& image,
+                                   std::uint32_t uid, std::uint32_t gid) {
+  auto copy = PrepareCopyIn(engine, layout, project_dir, image, uid, gid);
+  if (!copy) return copy.error();
+  Result<void> ok = FillCopyIn(engine, layout, *copy);
+  if (ok) ok = CheckCopiedIn(engine, layout, copy->manifest);
+  if (ok) ok = MarkLanded(copy->manifest);
+  if (!ok) {
+    (void)DiscardCopyIn(engine, layout);
+    return ok.error();
+  }
+  return std::move(copy->manifest);
 }
 
 Result<void> CheckCopiedIn(Engine& engine, const Layout& layout, const CopyManifest& manifest) {
@@ -255,10 +280,12 @@ Result<void> CheckCopiedIn(Engine& engine, const Layout& layout, const CopyManif
   return Error("the volume does not hold " + sample->first + " as it was copied in");
 }
 
-void DiscardCopyIn(Engine& engine, const Layout& layout) {
-  (void)engine.Remove(layout.copier);
-  (void)engine.RemoveVolume(layout.project_volume);
-  ::unlink(ManifestPath(policy::StateDir(), layout.session_id).c_str());
+Result<void> DiscardCopyIn(Engine& engine, const Layout& layout) {
+  Result<void> ok = engine.Remove(layout.copier);
+  if (ok) ok = engine.RemoveVolume(layout.project_volume);
+  // The manifest goes only with the volume: a kept volume needs it.
+  if (ok) ::unlink(ManifestPath(policy::StateDir(), layout.session_id).c_str());
+  return ok;
 }
 
 }  // namespace corral::launcher::network_mode

@@ -10,11 +10,13 @@ json Mounts(const SessionPlan& plan) {
   json mounts = json::array();
   for (const Mount& m : plan.mounts) {
     if (m.kind == MountKind::kTmpfs) continue;  // HostConfig.Tmpfs carries the options
+    if (DockerLateBind(m)) continue;            // HostConfig.Binds
     json mount = {{"Target", m.target}, {"ReadOnly", m.read_only}};
     if (m.kind == MountKind::kVolume) {
       mount["Type"] = "volume";
       mount["Source"] = m.source;
       mount["VolumeOptions"] = {{"Labels", {{kLabelSession, "volume"}}}};
+      if (HasOption(m, kNoCopy)) mount["VolumeOptions"]["NoCopy"] = true;
     } else {
       mount["Type"] = "bind";
       mount["Source"] = m.source;
@@ -23,6 +25,17 @@ json Mounts(const SessionPlan& plan) {
     mounts.push_back(mount);
   }
   return mounts;
+}
+
+// Binds whose source is there only once the box starts (kLateSource).
+json Binds(const SessionPlan& plan) {
+  json binds = json::array();
+  for (const Mount& m : plan.mounts) {
+    if (!DockerLateBind(m)) continue;
+    binds.push_back(m.source + ":" + m.target + ":" + (m.read_only ? "ro," : "rw,") +
+                    BindPropagation(m));
+  }
+  return binds;
 }
 
 json Tmpfs(const SessionPlan& plan) {
@@ -47,6 +60,7 @@ json HostConfig(const SessionPlan& plan) {
       {"SecurityOpt", {"no-new-privileges", "seccomp=" + plan.seccomp.dump()}},
       {"ReadonlyRootfs", true},
       {"Mounts", Mounts(plan)},
+      {"Binds", Binds(plan)},
       {"Tmpfs", Tmpfs(plan)},
       {"Ulimits", ulimits},
       {"MaskedPaths", plan.masked_paths},

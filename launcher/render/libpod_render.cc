@@ -36,9 +36,9 @@ nlohmann::json Render(const SessionPlan& plan) {
     if (m.kind == MountKind::kVolume) {
       // Without "ro" Podman mounts a named volume writable, whatever the plan
       // says (the network mode's session volume is the agent's read-only).
-      volumes.push_back({{"Name", m.source},
-                         {"Dest", m.target},
-                         {"Options", m.read_only ? json::array({"ro"}) : json::array()}});
+      json options = m.read_only ? json::array({"ro"}) : json::array();
+      if (HasOption(m, kNoCopy)) options.push_back("nocopy");
+      volumes.push_back({{"Name", m.source}, {"Dest", m.target}, {"Options", options}});
     } else if (m.kind == MountKind::kTmpfs) {
       mounts.push_back({{"destination", m.target}, {"type", "tmpfs"}, {"source", "tmpfs"},
                         {"options", m.options}});

@@ -80,6 +80,43 @@ TEST(DockerRender, CreateBody) {
   for (const json& u : host["Ulimits"]) EXPECT_LE(u["Hard"].get<std::uint64_t>(), 8192u);
 }
 
+// The network mode's binds from a volume that is filled while the box is
+// made: Docker checks a Binds entry's source at start, a Mounts entry's at
+// create, so they go as Binds; a path a Binds entry cannot hold stays a
+// mount. Its volumes are never filled from the image.
+TEST(DockerRender, LateSourcesGoAsBindsAndCorralsVolumesAreNotCopiedInto) {
+  TempTree tree;
+  auto policy = TestPolicy();
+  SessionPlan plan = TestPlan(tree, policy);
+  plan.mounts = {
+      {MountKind::kBind, "/volumes/s/_data/passwd", "/etc/passwd", true,
+       {"rslave", kLateSource}, ""},
+      {MountKind::kBind, "/volumes/p/_data/.git/config", "/w/a:b/.git/config", true,
+       {"rslave", kLateSource}, ""},
+      {MountKind::kBind, "/host/file", "/etc/other", false, {}, ""},
+      {MountKind::kVolume, "corral-x-project", "/w/p", false, {kNoCopy}, ""},
+      {MountKind::kVolume, "corral-p-home", "/home/corral", false, {}, ""},
+  };
+  const json host = docker::Render(plan)["HostConfig"];
+  EXPECT_EQ(host["Binds"], json::array({"/volumes/s/_data/passwd:/etc/passwd:ro,rslave"}));
+  EXPECT_EQ(MountAt(host["Mounts"], "Target", "/etc/passwd"), nullptr);
+  const json* colon = MountAt(host["Mounts"], "Target", "/w/a:b/.git/config");
+  ASSERT_NE(colon, nullptr) << "a ':' cannot go in a Binds entry";
+  EXPECT_EQ((*colon)["Type"], "bind");
+  ASSERT_NE(MountAt(host["Mounts"], "Target", "/etc/other"), nullptr);
+  const json* project = MountAt(host["Mounts"], "Target", "/w/p");
+  ASSERT_NE(project, nullptr);
+  EXPECT_EQ((*project)["VolumeOptions"]["NoCopy"], true);
+  const json* home = MountAt(host["Mounts"], "Target", "/home/corral");
+  ASSERT_NE(home, nullptr);
+  EXPECT_FALSE((*home)["VolumeOptions"].contains("NoCopy")) << "an image's home may seed it";
+  json spec = libpod::Render(plan);
+  for (const json& v : spec["volumes"]) {
+    bool nocopy = std::find(v["Options"].begin(), v["Options"].end(), "nocopy") != v["Options"].end();
+    EXPECT_EQ(nocopy, v["Name"] == "corral-x-project") << v.dump();
+  }
+}
+
 TEST(LibpodRender, SpecGenerator) {
   TempTree tree;
   auto policy = TestPolicy();

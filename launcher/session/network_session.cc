@@ -60,10 +60,11 @@ void UseProjectVolume(SessionPlan& plan, const std::string& volume, const std::s
     if (m.source == plan.project_dir) {
       m.kind = MountKind::kVolume;
       m.source = volume;
+      m.options = {kNoCopy};
       m.why += " (copied into a volume: the engine cannot see this folder)";
     } else if (m.source.rfind(inside, 0) == 0) {
       m.source = on_engine + "/" + m.source.substr(inside.size());
-      m.options = {"rslave"};
+      m.options = {"rslave", kLateSource};  // the copy goes in while the box is made
     }
   }
 }
@@ -92,71 +93,34 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
   // (CORRAL_PROJECT_SHARED=1: a CI runner's build folder shared with its
   // Docker-in-Docker service); a local engine does. Else (or with
   // CORRAL_PROJECT_SHARED=0) it is copied into a volume of its own, and
-  // back at the end: while the sidecar starts, on a thread of its own.
+  // back at the end.
   const char* shared = std::getenv("CORRAL_PROJECT_SHARED");
   bool visible = shared != nullptr && *shared != '\0' ? std::string(shared) == "1"
                                                        : !engine.remote();
-  std::future<Result<network_mode::CopyManifest>> copied;
+  // First the two volumes (the agent's plan names their folders), the
+  // project scanned and its manifest saved on the way.
+  std::future<Result<network_mode::CopyIn>> preparing;
   if (!visible) {
-    copied = std::async(std::launch::async, [&engine, &plan, layout = session->layout_,
-                                             image = *image] {
-      return network_mode::CopyProjectIn(engine, layout, plan.project_dir, image, plan.uid,
+    preparing = std::async(std::launch::async, [&engine, &plan, layout = session->layout_,
+                                                image = *image] {
+      return network_mode::PrepareCopyIn(engine, layout, plan.project_dir, image, plan.uid,
                                          plan.gid);
     });
   }
-  auto volume = network_mode::BringUp(engine, plan, session->layout_, *files, *image);
+  auto volume = network_mode::MakeSessionVolume(engine, session->layout_);
   session->up_ = static_cast<bool>(volume);  // from here the destructor tears down
-  // The sidecar starts and the relay comes up while the agent's box is made
-  // and started: the shim in it waits for the relay (kRelayWaitMs), and
-  // RunBox waits for this before the box's output. Podman puts the session's
-  // files into the volume at the sidecar's first start (kSessionFillPath), so
-  // there the sidecar starts before the box is made.
-  const bool started_first = volume && engine.podman();
-  if (started_first) {
-    if (auto ok = network_mode::StartSidecar(engine, session->layout_); !ok) {
-      if (copied.valid()) (void)copied.get();
-      return ok.error().Context("set up the network mode");
-    }
+  std::optional<network_mode::CopyIn> copy;
+  if (preparing.valid()) {
+    auto prepared = preparing.get();
+    if (!prepared) return prepared.error();
+    // Not landed yet: unless it lands, the session discards it (CopyBack).
+    session->manifest_ = prepared->manifest;
+    copy = std::move(*prepared);
   }
-  std::future<Result<void>> sidecar_started;
-  if (volume && !started_first) {
-    sidecar_started = std::async(std::launch::async, [&engine, layout = session->layout_] {
-      return network_mode::StartSidecar(engine, layout);
-    });
-  }
-  if (copied.valid()) {
-    auto manifest = copied.get();
-    if (!manifest) return manifest.error().Context("copy the project in");
-    session->manifest_ = std::move(*manifest);
-  }
-  if (volume) {
-    // The copy is read back while the sidecar starts, before the relay
-    // listens: the shim runs the agent only once it does.
-    session->relay_ = std::async(std::launch::async, [s = session.get(),
-                                                      started = std::move(sidecar_started),
-                                                      oracle = plan.session_dir + "/" +
-                                                               kOracleSocket]() mutable
-                                 -> Result<void> {
-      Result<void> checked =
-          s->manifest_ ? network_mode::CheckCopiedIn(s->engine_, s->layout_, *s->manifest_) : Ok();
-      if (started.valid()) {
-        if (auto ok = started.get(); !ok) return ok.error();
-      }
-      if (!checked) {
-        s->copy_in_failed_ = true;
-        return checked.error().Context("copy the project into the volume " +
-                                       s->layout_.project_volume);
-      }
-      auto channel = network_mode::OracleChannel::Open(s->engine_, s->layout_, oracle);
-      if (!channel) return channel.error();
-      s->channel_ = std::move(*channel);
-      return Ok();
-    });
-  }
-  if (!volume) return volume.error();
+  if (!volume) return volume.error().Context("set up the network mode");
   std::string project_on_engine;
-  if (!visible) {
-    project_on_engine = session->manifest_->mountpoint;
+  if (copy) {
+    project_on_engine = copy->manifest.mountpoint;
     UseProjectVolume(plan, session->layout_.project_volume, project_on_engine);
   }
   session->project_line_ =
@@ -167,9 +131,85 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
                            source.rfind(project_on_engine, 0) == 0);
       });
   if (!agent) return agent.error();
+
+  // Then the sidecar is made and the files go into both volumes, while
+  // Docker makes the agent's box: its binds from the volumes are checked
+  // when it starts (kLateSource), and it starts only once they are filled
+  // (AwaitFilled). Podman checks them when the box is made, and puts the
+  // session's files into the volume at the sidecar's first start
+  // (kSessionFillPath): there the box waits for both.
+  session->sidecar_made_ =
+      std::async(std::launch::async, [&engine, layout = session->layout_, sidecar_plan = plan,
+                                      files = std::move(*files), image = *image]() -> Result<void> {
+        auto made = network_mode::MakeSidecar(engine, sidecar_plan, layout, files, image);
+        if (!made) return made.error().Context("set up the network mode");
+        return Ok();
+      }).share();
+  if (copy) {
+    session->project_filled_ =
+        std::async(std::launch::async, [&engine, layout = session->layout_,
+                                        copy = std::move(*copy)] {
+          return network_mode::FillCopyIn(engine, layout, copy);
+        }).share();
+  }
+  bool all_late = true;
+  for (const Mount& m : agent->mounts) {
+    if (HasOption(m, kLateSource) && !DockerLateBind(m)) all_late = false;
+  }
+  const bool started_first = engine.podman();
+  if (started_first || !all_late) {
+    if (auto ok = session->AwaitFilled(); !ok) return ok.error();
+  }
+  if (started_first) {
+    if (auto ok = network_mode::StartSidecar(engine, session->layout_); !ok) {
+      return ok.error().Context("set up the network mode");
+    }
+  }
+  // The sidecar starts and the relay comes up while the agent's box is made
+  // and started: the shim in it waits for the relay (kRelayWaitMs), and
+  // RunBox waits for this before the box's output. The copy is read back
+  // while the sidecar starts, before the relay listens: the agent runs only
+  // on a copy that landed.
+  session->relay_ = std::async(std::launch::async, [s = session.get(), started_first,
+                                                    // their own copies, for this thread
+                                                    made = session->sidecar_made_,
+                                                    filled = session->project_filled_,
+                                                    oracle = plan.session_dir + "/" +
+                                                             kOracleSocket]() -> Result<void> {
+    if (auto ok = made.get(); !ok) return ok.error();
+    std::future<Result<void>> started;
+    if (!started_first) {
+      started = std::async(std::launch::async,
+                           [s] { return network_mode::StartSidecar(s->engine_, s->layout_); });
+    }
+    Result<void> checked = filled.valid() ? filled.get() : Ok();
+    if (checked && s->manifest_) {
+      checked = network_mode::CheckCopiedIn(s->engine_, s->layout_, *s->manifest_);
+      if (checked) checked = network_mode::MarkLanded(*s->manifest_);
+    }
+    if (started.valid()) {
+      if (auto ok = started.get(); !ok) return ok.error();
+    }
+    if (!checked) {
+      return checked.error().Context("copy the project into the volume " +
+                                     s->layout_.project_volume);
+    }
+    auto channel = network_mode::OracleChannel::Open(s->engine_, s->layout_, oracle);
+    if (!channel) return channel.error();
+    s->channel_ = std::move(*channel);
+    return Ok();
+  });
   session->deny_list_ = std::make_unique<network_mode::DenyListSender>(engine, session->layout_);
   plan = std::move(*agent);
   return session;
+}
+
+Result<void> NetworkSession::AwaitFilled() {
+  for (auto* step : {&sidecar_made_, &project_filled_}) {
+    if (!step->valid()) continue;
+    if (auto ok = step->get(); !ok) return ok.error();
+  }
+  return Ok();
 }
 
 Result<void> NetworkSession::AwaitRelay() {
@@ -224,11 +264,18 @@ void NetworkSession::TearDown() {
 }
 
 void NetworkSession::CopyBack() {
-  if (manifest_ && copy_in_failed_) {
-    // The agent never ran, and the volume is not what went in: nothing to
-    // bring home, and a copy-back would read it as everything deleted.
+  for (auto* step : {&sidecar_made_, &project_filled_}) {
+    if (step->valid()) step->wait();  // nothing writes the volumes any more
+  }
+  if (manifest_ && !manifest_->landed) {
+    // The agent never ran (it runs only on a copy that landed), and the
+    // volume may lack what went in: nothing to bring home, and a copy-back
+    // would read what is missing as deleted.
     (void)RemoveBox();
-    network_mode::DiscardCopyIn(engine_, layout_);
+    if (auto gone = network_mode::DiscardCopyIn(engine_, layout_); !gone) {
+      std::fprintf(stderr, "corral: %s (corral stop %s removes it)\n",
+                   gone.error().message.c_str(), layout_.session_id.c_str());
+    }
     manifest_.reset();
   }
   if (manifest_ && !copied_back_) {

@@ -18,12 +18,14 @@ namespace {
 constexpr char kDone = 'd';
 
 // A few tries: the engine may still be making what is to be removed.
-void SendUntilDone(const Endpoint& endpoint, const std::string& method, const std::string& path) {
+// False when it never took the request.
+bool SendUntilDone(const Endpoint& endpoint, const std::string& method, const std::string& path) {
   for (int attempt = 0; attempt < 8; ++attempt) {
     auto response = HttpRequest(endpoint, method, path, "", 5000);
-    if (response && (response->status < 300 || response->status == 404)) return;
+    if (response && (response->status < 300 || response->status == 404)) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
+  return false;
 }
 
 [[noreturn]] void ReaperMain(int pipe_read, const Endpoint& endpoint, const std::string& name,
@@ -43,9 +45,16 @@ void SendUntilDone(const Endpoint& endpoint, const std::string& method, const st
     n = ::read(pipe_read, &byte, 1);
   } while (n < 0 && errno == EINTR);
   if (n == 1 && byte == kDone) ::_exit(0);
-  // corral is gone without cleaning up: remove the box (it may still be being created).
-  SendUntilDone(endpoint, "DELETE", "/containers/" + name + "?force=true");
-  for (const ApiCall& call : then) SendUntilDone(endpoint, call.method, call.path);
+  // corral is gone without cleaning up: remove the box, then what the
+  // session made. A container the engine was still making when corral died
+  // answers its DELETE with 404 and appears afterwards, holding the
+  // session's volumes: so, when anything could not go, a second round.
+  bool all = SendUntilDone(endpoint, "DELETE", "/containers/" + name + "?force=true");
+  for (const ApiCall& call : then) all = SendUntilDone(endpoint, call.method, call.path) && all;
+  if (!all) {
+    SendUntilDone(endpoint, "DELETE", "/containers/" + name + "?force=true");
+    for (const ApiCall& call : then) SendUntilDone(endpoint, call.method, call.path);
+  }
   std::error_code ec;
   std::filesystem::remove_all(session_dir, ec);
   ::_exit(0);

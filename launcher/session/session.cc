@@ -103,10 +103,13 @@ struct Mode {
   HostPaths host;
 };
 
-// `started`, when given, is asked once the box is started and before its
-// output is read: an error there ends the box (the network mode's relay).
+// `ready`, when given, is asked after the box is made and before it starts
+// (the network mode's volumes filled); `started` once the box is started
+// and before its output is read (the network mode's relay). An error from
+// either ends the box.
 Result<RunOutcome> RunBox(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
                           const std::string& engine_lines,
+                          const std::function<Result<void>()>& ready = nullptr,
                           const std::function<Result<void>()>& started = nullptr);
 
 Result<RunOutcome> RunPlan(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
@@ -135,6 +138,7 @@ Result<RunOutcome> RunPlan(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
       [session = network->get()](const std::string& text) { session->DenyListChanged(text); });
   auto outcome = RunBox(engine, plan, cleanup,
                         engine_lines + "  " + (*network)->ProjectLine() + "\n",
+                        [&] { return (*network)->AwaitFilled(); },
                         [&] { return (*network)->AwaitRelay(); });
   deny_list_copies.SendTo(nullptr);
   (*network)->End(record);
@@ -143,6 +147,7 @@ Result<RunOutcome> RunPlan(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
 
 Result<RunOutcome> RunBox(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
                           const std::string& engine_lines,
+                          const std::function<Result<void>()>& ready,
                           const std::function<Result<void>()>& started) {
   auto signals = SignalPipe::Install();
   if (!signals) return signals.error();
@@ -164,6 +169,9 @@ Result<RunOutcome> RunBox(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
     docker_wait.emplace(std::move(*wait));
   }
   if (!stream) return RootlessHint(engine, stream.error());
+  if (ready) {
+    if (auto ok = ready(); !ok) return ok.error();
+  }
 
   if (auto ok = engine.Start(*id); !ok) return RootlessHint(engine, ok.error());
   if (started) {

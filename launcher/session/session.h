@@ -327,6 +327,9 @@ class NetworkSession {
   // Once the agent's box is started: returns when the sidecar runs and the
   // relay listens (the shim in the box waits for it), or why not.
   Result<void> AwaitRelay();
+  // Before the agent's box starts: returns once the sidecar is made and the
+  // session's files and the project are in their volumes, or why not.
+  Result<void> AwaitFilled();
   // Whether the project is bound or copied, and what that means: a start line.
   const std::string& ProjectLine() const { return project_line_; }
   // A new deny list copy for the session volume (sent on a thread of its own).
@@ -346,7 +349,6 @@ class NetworkSession {
   bool up_ = false;
   std::optional<network_mode::CopyManifest> manifest_;  // the project was copied in
   bool copied_back_ = false, torn_down_ = false;
-  bool copy_in_failed_ = false;  // the read-back found the copy wrong (set by relay_'s thread)
   void CopyBack();  // once: the box's changes to the project, home
   void TearDown();  // once: the box, the sidecar, the network, the session volume
   Result<void> RemoveBox();
@@ -354,6 +356,9 @@ class NetworkSession {
   Result<void> box_removed_ = Ok();
   std::unique_ptr<network_mode::OracleChannel> channel_;  // set by relay_'s thread
   std::future<Result<void>> relay_;  // the sidecar's start and the relay's stream
+  // The sidecar made with the session's files in its volume; the project
+  // in its own (when copied).
+  std::shared_future<Result<void>> sidecar_made_, project_filled_;
   Result<void> relay_result_ = Ok();
   std::string project_line_;
   std::unique_ptr<network_mode::DenyListSender> deny_list_;

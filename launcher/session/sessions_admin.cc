@@ -103,26 +103,40 @@ Result<std::string> StopSession(const policy::Policy& policy, const std::string&
   auto list = engine->ListByLabel(kLabelSession, /*all=*/true);
   if (!list) return list.error();
   std::string session;
-  bool found = false;
   for (const auto& c : *list) {
     std::string container = c.value("Id", "");
     if (Label(c, kLabelSession) == id || Name(c) == id ||
         (id.size() >= 6 && container.rfind(id, 0) == 0)) {
-      if (auto ok = engine->Remove(container); !ok) return ok.error();
       session = Label(c, kLabelSession);
-      found = true;
       break;
     }
   }
-  // The box is gone (or was already): its project comes home if a volume holds it.
-  if (session.empty() && IsSessionId(id)) session = id;
-  auto copied = session.empty() ? Result<std::string>(std::string())
-                                : CopyBackLeftover(*engine, session);
-  if (!copied) return copied.error();
-  if (copied->empty() && !found) {
+  const bool found = !session.empty();
+  if (!found && IsSessionId(id)) session = id;
+  if (session.empty()) {
     return Error("no corral session " + id + " on " + engine->name() +
                  " (corral ps lists the running ones)");
   }
+  // Every container of the session (the box, a network mode's sidecar; one
+  // made while corral was being killed outlives its reaper), but the
+  // copier, which the copy-back reads through.
+  for (const auto& c : *list) {
+    if (Label(c, kLabelSession) != session || Label(c, network_mode::kLabelPart) == "copier") {
+      continue;
+    }
+    if (auto ok = engine->Remove(c.value("Id", "")); !ok) return ok.error();
+  }
+  // The box is gone (or was already): its project comes home if a volume
+  // holds it, and what the network mode made for it goes.
+  auto copied = CopyBackLeftover(*engine, session);
+  if (!copied) return copied.error();
+  auto torn_down = network_mode::TearDown(*engine, network_mode::LayoutFor(session));
+  if (copied->empty() && !found) {
+    if (!torn_down) return torn_down.error();
+    return Error("no corral session " + id + " on " + engine->name() +
+                 " (corral ps lists the running ones)");
+  }
+  if (!torn_down) *copied += "corral: " + torn_down.error().message + "\n";
   return *copied;
 }
 

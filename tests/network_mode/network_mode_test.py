@@ -382,14 +382,16 @@ def prove_sidecar_cannot_start(label, api, corral, flags, env, work):
         check(status == 201, f"{label}: {tag} is its real image again", out)
 
 
-class MisplacingEngine:
+class CopierPutEngine:
     """A unix socket in front of the engine that passes every request on unchanged,
-    except the copier's archive PUT (the project's copy-in), which it sends to /tmp in
-    the copier's own root: an engine that takes the PUT but puts the files elsewhere."""
+    except the copier's archive PUT (the project's copy-in). hold=False: sent to /tmp in
+    the copier's own root, as an engine that takes the PUT but puts the files elsewhere.
+    hold=True: never passed on (`held` is set), as a copy-in cut off half way."""
 
-    def __init__(self, engine_socket, path):
-        self.engine_socket, self.path = engine_socket, str(path)
+    def __init__(self, engine_socket, path, hold=False):
+        self.engine_socket, self.path, self.hold = engine_socket, str(path), hold
         self.misplaced = 0
+        self.held = threading.Event()
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind(self.path)
         self.listener.listen(64)
@@ -420,6 +422,9 @@ class MisplacingEngine:
             after = end + len(copier_path)
             if (method == b"PUT" and b"/archive?" in target and end >= 0 and
                     (after == len(target) or target[after:after + 1] == b"&")):
+                if self.hold:
+                    self.held.set()
+                    return  # the client's connection is kept open, unanswered
                 target = target[:end] + b"path=%2Ftmp" + target[after:]
                 self.misplaced += 1
                 break
@@ -454,7 +459,7 @@ def prove_copy_lands_elsewhere(label, api, corral, engine_socket, env, work):
     proj.mkdir()
     (proj / "keep.txt").write_text("the project's file\n")
     state = work / "misplaced-state"
-    engine = MisplacingEngine(engine_socket, work / "misplacing.sock")
+    engine = CopierPutEngine(engine_socket, work / "misplacing.sock")
     env = dict(env, CORRAL_ENGINE_MODE="network", CORRAL_PROJECT_SHARED="0",
                CORRAL_HOLD_UNKNOWN_FOLDERS="off", CORRAL_LEVEL="always",
                CORRAL_IMAGE="corral-test:latest", CORRAL_PRESENCE_SOURCES="",
@@ -488,6 +493,55 @@ def prove_copy_lands_elsewhere(label, api, corral, engine_socket, env, work):
     check(manifests == [], f"{label}: the copy's manifest is removed", manifests)
 
 
+def prove_killed_during_copy_in(label, api, corral, engine_socket, env, work):
+    """corral killed while the project goes in (its copier PUT never answered): the
+    agent never ran, so `corral stop` must not read the half-filled volume as the box
+    deleting files. It removes the volume and the manifest and leaves the project as
+    it is; nothing of the session stays on the engine."""
+    work = pathlib.Path(work)
+    proj = work / "cut-proj"
+    proj.mkdir()
+    (proj / "keep.txt").write_text("the project's file\n")
+    state = work / "cut-state"
+    engine = CopierPutEngine(engine_socket, work / "holding.sock", hold=True)
+    env = dict(env, CORRAL_ENGINE_MODE="network", CORRAL_PROJECT_SHARED="0",
+               CORRAL_HOLD_UNKNOWN_FOLDERS="off", CORRAL_LEVEL="always",
+               CORRAL_IMAGE="corral-test:latest", CORRAL_PRESENCE_SOURCES="",
+               XDG_STATE_HOME=str(state))
+    events = work / "cut.jsonl"
+    p = subprocess.Popen([corral, "run", "--engine", f"unix://{engine.path}", "--headless",
+                          "--json-events", str(events), "--", "sh", "-c",
+                          "echo the-agent-ran; rm -f keep.txt"],
+                         cwd=proj, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    held = engine.held.wait(120)
+    p.kill()
+    out, err = p.communicate()
+    engine.close()
+    check(held, f"{label}: corral was killed while its copier PUT hung", err)
+    started = next((e for e in session_of(events) if e.get("event") == "session_started"),
+                   {}) if events.exists() else {}
+    session = started.get("session", "")
+    manifests = list(state.rglob("*.copy.json")) if state.exists() else []
+    check(session and len(manifests) == 1 and f"corral-{session}-project" in
+          api.session_objects(session),
+          f"{label}: the project volume and its manifest are kept after the kill",
+          (session, manifests, api.session_objects(session) if session else None))
+    r = subprocess.run([corral, "stop", "--engine", f"unix://{engine_socket}", session],
+                       capture_output=True, text=True, env=env, timeout=120)
+    kept = proj / "keep.txt"
+    check(r.returncode == 0 and kept.exists() and kept.read_text() == "the project's file\n",
+          f"{label}: corral stop after a cut copy-in deletes nothing in the project",
+          (r.returncode, r.stdout, r.stderr, sorted(os.listdir(proj))))
+    deadline = time.monotonic() + 60
+    while api.session_objects(session) and time.monotonic() < deadline:
+        time.sleep(0.3)  # the reaper's removals
+    check(api.session_objects(session) == [] and not list(state.rglob("*.copy.json")),
+          f"{label}: the volume, the copier and the manifest are gone",
+          api.session_objects(session))
+    check("the-agent-ran" not in out + err, f"{label}: the agent never ran", out + err)
+
+
 def main():
     engine, corral = sys.argv[1:3]
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "engines"))
@@ -503,6 +557,8 @@ def main():
                                    dict(os.environ), work)
         prove_copy_lands_elsewhere(engine, Api(url), corral, url[len("unix://"):],
                                    dict(os.environ), work)
+        prove_killed_during_copy_in(engine, Api(url), corral, url[len("unix://"):],
+                                    dict(os.environ), work)
         # The engine cannot see the project: copied in and back.
         copy_work = pathlib.Path(work) / "copied"
         copy_work.mkdir()
