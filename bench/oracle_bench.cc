@@ -7,7 +7,10 @@
 //                oracle) against bare `bash -c true`, interleaved, medians
 //                (target: overhead < 10%); next to them, as the floor for
 //                any exec-based front, EXEC_ONLY (a static program that only
-//                execs bash) under the name bash.
+//                execs bash) under the name bash; and, as the floor for any
+//                front that asks first, ASK_THEN_EXEC (beside EXEC_ONLY: one
+//                line to a socket and one back, then the exec) against a
+//                one-thread server that answers every line at once.
 // Usage: oracle_bench SHELL EXEC_ONLY [RUNS]
 #include <spawn.h>
 #include <sys/resource.h>
@@ -153,6 +156,42 @@ Cost RunOnce(const std::vector<std::string>& argv, const std::vector<std::string
   return cost;
 }
 
+// The least a host can do per question: accept, read one line, answer it.
+class FloorServer {
+ public:
+  explicit FloorServer(const std::string& path) {
+    listener_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+    if (::bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        ::listen(listener_, 64) != 0) {
+      std::perror("oracle_bench: the floor's server");
+      std::exit(1);
+    }
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~FloorServer() {
+    ::shutdown(listener_, SHUT_RDWR);  // accept returns
+    thread_.join();
+    ::close(listener_);
+  }
+
+ private:
+  void Serve() {
+    static const char kAnswer[] = "{\"decision\":\"allow\"}\n";
+    for (int fd; (fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC)) >= 0; ::close(fd)) {
+      char line[4096];
+      for (ssize_t n; (n = ::read(fd, line, sizeof line)) > 0;) {
+        if (std::memchr(line, '\n', static_cast<std::size_t>(n))) break;
+      }
+      if (::write(fd, kAnswer, sizeof kAnswer - 1) < 0) continue;
+    }
+  }
+  int listener_ = -1;
+  std::thread thread_;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -162,6 +201,8 @@ int main(int argc, char** argv) {
   }
   std::string shell = std::filesystem::absolute(argv[1]).string();
   std::string exec_only = std::filesystem::absolute(argv[2]).string();
+  std::string ask_then_exec =
+      (std::filesystem::absolute(argv[2]).parent_path() / "ask_then_exec").string();
   int runs = argc > 3 ? std::atoi(argv[3]) : 400;
   char pattern[] = "/tmp/corral-oracle-bench-XXXXXX";
   std::string dir = ::mkdtemp(pattern);
@@ -225,12 +266,17 @@ int main(int argc, char** argv) {
   // corral-shell in front of bash, and one bare extra exec, against bare bash.
   std::filesystem::create_directories(dir + "/bin");
   std::filesystem::create_directories(dir + "/floor");
+  std::filesystem::create_directories(dir + "/ask");
   std::filesystem::create_symlink(shell, dir + "/bin/bash");
   std::filesystem::create_symlink(exec_only, dir + "/floor/bash");
+  std::filesystem::create_symlink(ask_then_exec, dir + "/ask/bash");
+  FloorServer floor_server(dir + "/floor.sock");
   std::vector<std::string> env = {"PATH=/usr/bin:/bin",
                                   "CORRAL_ORACLE_SOCKET=" + options.socket_path,
-                                  "CORRAL_DENY_LIST_FILE=" + options.deny_list_copy};
-  const std::vector<std::string> programs = {"/bin/bash", dir + "/bin/bash", dir + "/floor/bash"};
+                                  "CORRAL_DENY_LIST_FILE=" + options.deny_list_copy,
+                                  "CORRAL_FLOOR_SOCKET=" + dir + "/floor.sock"};
+  const std::vector<std::string> programs = {"/bin/bash", dir + "/bin/bash", dir + "/floor/bash",
+                                             dir + "/ask/bash"};
   std::vector<std::vector<double>> wall(programs.size()), cpu(programs.size()),
       oracle_cpu(programs.size()), workers_cpu(programs.size());
   for (int i = 0; i < 20; ++i) {
@@ -257,14 +303,21 @@ int main(int argc, char** argv) {
                 errors.load());
   }
   std::printf("bash -c true, %d runs each, interleaved, medians (target: overhead < 10%%)\n", runs);
-  std::printf("        %12s %24s %32s\n", "bare", "through corral-shell",
-              "one extra exec (the floor)");
+  std::printf("        %12s %24s %32s %30s\n", "bare", "through corral-shell",
+              "one extra exec (the floor)", "ask a socket, then exec");
   for (auto [name, times] : {std::pair{"wall", &wall}, std::pair{"cpu ", &cpu}}) {
     double bare = Percentile((*times)[0], 0.5), front = Percentile((*times)[1], 0.5),
-           floor = Percentile((*times)[2], 0.5);
-    std::printf("  %s %9.0f us %14.0f us %+7.1f%% %22.0f us %+7.1f%%\n", name, bare, front,
-                (front / bare - 1) * 100, floor, (floor / bare - 1) * 100);
+           floor = Percentile((*times)[2], 0.5), ask = Percentile((*times)[3], 0.5);
+    std::printf("  %s %9.0f us %14.0f us %+7.1f%% %22.0f us %+7.1f%% %20.0f us %+7.1f%%\n",
+                name, bare, front, (front / bare - 1) * 100, floor, (floor / bare - 1) * 100,
+                ask, (ask / bare - 1) * 100);
   }
+  std::printf("  corral-shell over the exec floor: %+.1f points wall; over the asking floor: "
+              "%+.1f points\n",
+              (Percentile(wall[1], 0.5) - Percentile(wall[2], 0.5)) /
+                  Percentile(wall[0], 0.5) * 100,
+              (Percentile(wall[1], 0.5) - Percentile(wall[3], 0.5)) /
+                  Percentile(wall[0], 0.5) * 100);
   std::printf("  (cpu: the child's time plus this process's, steadier on a busy machine; of it\n"
               "   this process's, mean per run: %.0f us through corral-shell, %.0f us for the\n"
               "   floor; the oracle's worker threads alone: %.1f us, %.1f us)\n",
