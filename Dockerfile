@@ -26,6 +26,9 @@ RUN apt-get update \
 COPY corral /usr/bin/corral
 COPY corral-shim corral-shell /usr/lib/corral/
 RUN corral --version
+# The network mode's relay volume is mounted here: an empty volume takes
+# this folder's owner, so the sidecar (nobody) can make its sockets there.
+RUN mkdir /corral-relay && chown 65534:65534 /corral-relay
 # The proxy needs no privilege: nobody runs it.
 USER 65534:65534
 ENV HOME=/tmp

@@ -47,6 +47,12 @@ Result<SessionPlan> AgentPlan(const SessionPlan& plan, const Layout& layout,
                               true,
                               {kNoCopy},
                               m.why + " (the session volume: no host folder)"});
+      agent.mounts.push_back({MountKind::kVolume,
+                              layout.relay_volume,
+                              m.target + "/" + kRelayFolder,
+                              true,
+                              {kNoCopy},
+                              "the proxy sidecar's sockets (the relay volume)"});
     } else if (m.target == kShimInBox) {
       from_volume(m, "bin/corral-shim");
     } else if (m.target == kShellInBox) {

@@ -12,8 +12,8 @@ namespace corral::launcher::network_mode {
 // through it before it starts (it has the volume at /run/corral), so no
 // container is made only to fill the volume.
 Result<void> MakeSidecar(Engine& engine, const SessionPlan& plan, const Layout& layout,
-                         const SessionFiles& files, const std::string& image) {
-  auto tar = SessionVolumeTar(files, ::time(nullptr));
+                         const SessionFiles& files, const std::string& image, bool fill) {
+  auto tar = fill ? SessionVolumeTar(files, ::time(nullptr)) : std::optional<std::string>("");
   if (!tar) return Error("the session's files do not fit a tar header");
   auto sidecar = engine.CreateContainer(SidecarBody(plan, layout, image, kSidecarNetwork, engine.podman()),
                                         layout.sidecar, "make the proxy sidecar");
@@ -28,6 +28,7 @@ Result<void> MakeSidecar(Engine& engine, const SessionPlan& plan, const Layout& 
                                      layout.sidecar, "make the proxy sidecar");
   }
   if (!sidecar) return sidecar.error();
+  if (!fill) return Ok();
   if (auto put = engine.PutArchive(*sidecar, kSessionFillPath, *tar); !put) {
     return put.error().Context("fill the session volume");
   }
@@ -35,7 +36,11 @@ Result<void> MakeSidecar(Engine& engine, const SessionPlan& plan, const Layout& 
 }
 
 Result<std::string> MakeSessionVolume(Engine& engine, const Layout& layout) {
-  return engine.CreateVolume(layout.session_volume, layout.labels);
+  auto relay = std::async(std::launch::async,
+                          [&] { return engine.CreateVolume(layout.relay_volume, layout.labels); });
+  auto session = engine.CreateVolume(layout.session_volume, layout.labels);
+  if (auto made = relay.get(); !made) return made.error();
+  return session;
 }
 
 Result<void> StartSidecar(Engine& engine, const Layout& layout) {
@@ -60,7 +65,10 @@ Result<void> TearDown(Engine& engine, const Layout& layout) {
   // The project volume stays: only a copy-back removes it.
   auto network = std::async(std::launch::async,
                             [&] { return engine.RemoveNetwork(layout.network); });
+  auto relay = std::async(std::launch::async,
+                          [&] { return engine.RemoveVolume(layout.relay_volume); });
   keep(engine.RemoveVolume(layout.session_volume));
+  keep(relay.get());
   keep(network.get());
   return first;
 }
@@ -71,8 +79,8 @@ std::vector<ApiCall> TearDownCalls(const Layout& layout) {
   };
   // Not the project volume: after a kill it holds the box's work until
   // `corral stop` copies it back.
-  return {remove(layout.sidecar), remove(layout.copier),
-          RemoveNetworkCall(layout.network), RemoveVolumeCall(layout.session_volume)};
+  return {remove(layout.sidecar), remove(layout.copier), RemoveNetworkCall(layout.network),
+          RemoveVolumeCall(layout.session_volume), RemoveVolumeCall(layout.relay_volume)};
 }
 
 }  // namespace corral::launcher::network_mode

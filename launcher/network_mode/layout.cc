@@ -6,9 +6,7 @@ namespace corral::launcher::network_mode {
 using nlohmann::json;
 
 namespace {
-std::string InRelay(const char* socket) {
-  return std::string(kSessionMountPoint) + "/" + kRelayFolder + "/" + socket;
-}
+std::string InRelay(const char* socket) { return std::string(kRelayMount) + "/" + socket; }
 TarEntry DenyListEntry(const std::string& text) {
   return {TarEntry::kFile, kDenyListFile, text, 0444, 0, 0};
 }
@@ -22,10 +20,12 @@ Layout LayoutFor(const std::string& session_id) {
           base + "-proxy",
           {{kLabelSession, session_id}},
           base + "-project",
-          base + "-copier"};
+          base + "-copier",
+          base + "-relay"};
 }
 
-std::optional<std::string> SessionVolumeTar(const SessionFiles& files, std::int64_t mtime) {
+std::optional<std::string> SessionVolumeTar(const SessionFiles& files, std::int64_t mtime,
+                                            const std::string& put_path) {
   std::vector<TarEntry> entries = {
       {TarEntry::kFolder, "", "", kSessionVolumeMode, files.owner, kSidecarUid},
       {TarEntry::kFolder, "bin", "", 0555, 0, 0},
@@ -49,8 +49,10 @@ std::optional<std::string> SessionVolumeTar(const SessionFiles& files, std::int6
     entries.push_back(
         {TarEntry::kSymlink, socket, std::string(kRelayFolder) + "/" + socket, 0777, 0, 0});
   }
-  // Named from the mount's parent (kSessionFillPath): "corral" is the root.
-  std::string root = std::string(kSessionMountPoint).substr(std::string(kSessionFillPath).size() + 1);
+  // Named from where it is PUT: "corral" from kSessionFillPath (the mount's
+  // parent), "run/corral" from "/".
+  std::string parent = put_path == "/" ? "" : put_path;
+  std::string root = std::string(kSessionMountPoint).substr(parent.size() + 1);
   for (TarEntry& entry : entries) entry.path = root + (entry.path.empty() ? "" : "/" + entry.path);
   return WriteTar(entries, mtime);
 }
@@ -102,7 +104,10 @@ json SidecarBody(const SessionPlan& plan, const Layout& layout, const std::strin
             {"Mounts",
              {{{"Type", "volume"},
                {"Source", layout.session_volume},
-               {"Target", kSessionMountPoint}}}}}}};
+               {"Target", kSessionMountPoint}},
+              {{"Type", "volume"},
+               {"Source", layout.relay_volume},
+               {"Target", kRelayMount}}}}}}};
   if (!podman) {
     // /run a mount of its own, so the fill can name the volume's root from
     // it (kSessionFillPath); it holds nothing else. Podman would copy the

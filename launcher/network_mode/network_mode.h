@@ -29,11 +29,17 @@
 namespace corral::launcher::network_mode {
 
 inline constexpr const char* kLabelPart = "corral.part";  // "proxy", "filler", ...
-// In the session volume: the folder the sidecar (uid 65534) writes its
-// sockets in; oracle.sock, proxy.sock and watchdog.sock in the volume link
-// there, so the shim and corral-shell use the paths they use locally.
+// In the session volume: where the agent's box has the relay volume, the
+// sidecar's (uid 65534) sockets; oracle.sock, proxy.sock and watchdog.sock
+// in the session volume link there, so the shim and corral-shell use the
+// paths they use locally.
 inline constexpr const char* kRelayFolder = "relay";
 inline constexpr std::uint32_t kSidecarUid = 65534;
+// Where the sidecar has the relay volume. The corral image has this folder,
+// kSidecarUid's, and the engine gives an empty volume mounted over it that
+// owner (Docker when the sidecar is made, Podman at its first start): so the
+// sidecar can start before the session volume is filled.
+inline constexpr const char* kRelayMount = "/corral-relay";
 // The session volume's root: the box user's, and only the sidecar's group
 // (kSidecarUid's) may pass it, to reach relay/: as close as two uids come to
 // the local session folder's 0700 (docs/network-mode.md).
@@ -60,6 +66,7 @@ struct Layout {
   // The project copied in and back (project_copy.cc), when the engine cannot see it.
   std::string project_volume;                 // kept until copied back: TearDown leaves it
   std::string copier;                         // never started; the project volume mounted in it
+  std::string relay_volume;                   // the sidecar's sockets (kRelayMount, kRelayFolder)
 };
 Layout LayoutFor(const std::string& session_id);
 
@@ -81,7 +88,10 @@ inline constexpr const char* kCaFile = "ca.crt";
 // linked to corral-shell, empty, emptydir/, seccomp.json, deny-list, passwd,
 // group, the sockets linked into relay/), ca.crt, and relay/ for the sidecar.
 // Root's and read-only, except relay/. nullopt when a header cannot hold it.
-std::optional<std::string> SessionVolumeTar(const SessionFiles& files, std::int64_t mtime);
+// `put_path`: where the tar is PUT, kSessionFillPath through the sidecar, or
+// "/" through a copier that has the volume at kSessionMountPoint.
+std::optional<std::string> SessionVolumeTar(const SessionFiles& files, std::int64_t mtime,
+                                            const std::string& put_path = kSessionFillPath);
 
 // The deny list's copy alone, as SessionVolumeTar lays it, to PUT over the
 // volume's while the session runs (a config edit).
@@ -144,15 +154,17 @@ using Visible = std::function<bool(const std::string& host_path)>;
 Result<SessionPlan> AgentPlan(const SessionPlan& plan, const Layout& layout,
                               const std::string& volume_on_engine, const Visible& visible);
 
-// The session volume; returns its folder on the engine's host (its
-// Mountpoint). TearDown removes it again.
+// The session volume and the relay volume; returns the session volume's
+// folder on the engine's host (its Mountpoint). TearDown removes them again.
 Result<std::string> MakeSessionVolume(Engine& engine, const Layout& layout);
 // Makes the sidecar (and its network when the host's is refused) and PUTs
 // the session's files into the volume through it; does not start it
 // (StartSidecar), so the agent's box can be made while it starts. TearDown
 // removes what was made.
+// `fill` false: the copier fills the volume (CopyIn::session_tar).
 Result<void> MakeSidecar(Engine& engine, const SessionPlan& plan, const Layout& layout,
-                         const SessionFiles& files, const std::string& corral_image);
+                         const SessionFiles& files, const std::string& corral_image,
+                         bool fill = true);
 Result<void> StartSidecar(Engine& engine, const Layout& layout);
 // How long the shim in the agent's box waits for the relay's watchdog and
 // the sidecar's proxy (CORRAL_WATCHDOG_WAIT_MS): the box starts while the
@@ -251,8 +263,10 @@ CopierArchive CopierArchiveFor(bool podman);
 std::map<std::string, std::string> ProjectVolumeLabels(const Layout& layout,
                                                        const std::string& project_dir);
 // A container created from `image` and never started, with the project
-// volume at kCopierMount, to PUT and GET archives through.
-nlohmann::json CopierBody(const Layout& layout, const std::string& image);
+// volume at kCopierMount, to PUT and GET archives through; with the session
+// volume too at kSessionMountPoint, to fill both with one PUT.
+nlohmann::json CopierBody(const Layout& layout, const std::string& image,
+                          bool with_session_volume = false);
 
 // One path of the project as it was copied in (relative, no "./", no '/'
 // at either end). hash: a file's content hash, a symlink's target.
@@ -304,6 +318,11 @@ struct CopyIn {
   CopyManifest manifest;
   std::string tar;
   std::string image;  // the copier's
+  // Docker: the session volume's files (SessionVolumeTar put at "/"), sent
+  // with the project in the same PUT (each PUT costs Docker ~75 ms, as it
+  // mounts the container's root). The copier then holds the session volume,
+  // so it is removed once the copy is read back.
+  std::string session_tar;
 };
 Result<CopyIn> PrepareCopyIn(Engine& engine, const Layout& layout, const std::string& project_dir,
                              const std::string& image, std::uint32_t uid, std::uint32_t gid);

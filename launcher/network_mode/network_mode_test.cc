@@ -117,7 +117,7 @@ TEST(SidecarBody, RunsTheSessionsListOnItsSocketInTheVolumeLockedDown) {
   Layout layout = LayoutFor("0123456789ab");
   json body = SidecarBody(Plan(), layout, "corral:0.1.0", "host", /*podman=*/false);
   EXPECT_EQ(body["Image"], "corral:0.1.0");
-  EXPECT_EQ(body["Cmd"], json({"proxy", "--listen", "unix:/run/corral/relay/proxy.sock",
+  EXPECT_EQ(body["Cmd"], json({"proxy", "--listen", "unix:/corral-relay/proxy.sock",
                                "--socket-mode", "0666", "--log", "-", "--allow",
                                "registry.npmjs.org", "--allow", "github.com"}));
   EXPECT_EQ(body["User"], "65534:65534");
@@ -132,10 +132,12 @@ TEST(SidecarBody, RunsTheSessionsListOnItsSocketInTheVolumeLockedDown) {
   EXPECT_EQ(body["HostConfig"]["Mounts"][0]["Target"], kSessionFillPath);
   EXPECT_EQ(body["HostConfig"]["Mounts"][1]["Source"], layout.session_volume);
   EXPECT_EQ(body["HostConfig"]["Mounts"][1]["Target"], kSessionMountPoint);
+  EXPECT_EQ(body["HostConfig"]["Mounts"][2]["Source"], layout.relay_volume);
+  EXPECT_EQ(body["HostConfig"]["Mounts"][2]["Target"], kRelayMount);
   EXPECT_FALSE(body.dump().find("/run/user") != std::string::npos) << "no host path";
   // Podman: none (it would copy the fill it keeps in the container's /run into it).
   json on_podman = SidecarBody(Plan(), layout, "corral:0.1.0", "host", /*podman=*/true);
-  ASSERT_EQ(on_podman["HostConfig"]["Mounts"].size(), 1u);
+  ASSERT_EQ(on_podman["HostConfig"]["Mounts"].size(), 2u);
   EXPECT_EQ(on_podman["HostConfig"]["Mounts"][0]["Source"], layout.session_volume);
 }
 
@@ -156,13 +158,17 @@ TEST(AgentPlan, NoHostFolderButTheVisibleProject) {
   EXPECT_EQ(agent->seccomp_path, volume + "/seccomp.json");
   std::map<std::string, Mount> by_target;
   for (const Mount& m : agent->mounts) by_target[m.target] = m;
-  EXPECT_EQ(by_target.size(), 9u);
+  EXPECT_EQ(by_target.size(), 10u);
   EXPECT_EQ(by_target["/src/p"].kind, MountKind::kBind);
   EXPECT_EQ(by_target["/src/p"].source, "/src/p");
   EXPECT_EQ(by_target["/home/u"].kind, MountKind::kVolume);
   EXPECT_EQ(by_target[kSessionMountPoint].kind, MountKind::kVolume);
   EXPECT_EQ(by_target[kSessionMountPoint].source, layout.session_volume);
   EXPECT_TRUE(by_target[kSessionMountPoint].read_only);
+  const std::string relay = std::string(kSessionMountPoint) + "/" + kRelayFolder;
+  EXPECT_EQ(by_target[relay].kind, MountKind::kVolume);
+  EXPECT_EQ(by_target[relay].source, layout.relay_volume);
+  EXPECT_TRUE(by_target[relay].read_only) << "the agent connects, never binds";
   // Everything else of this machine is bound from the volume on the engine's host.
   std::map<std::string, std::string> from_volume = {
       {"/src/p/.git/hooks", "emptydir"},
@@ -205,7 +211,8 @@ TEST(TearDownCalls, ContainersBeforeTheirNetworksAndVolume) {
             (std::vector<std::string>{"/containers/corral-0123456789ab-proxy?force=true&v=false",
                                       "/containers/corral-0123456789ab-copier?force=true&v=false",
                                       "/networks/corral-0123456789ab-network",
-                                      "/volumes/corral-0123456789ab-session?force=true"}));
+                                      "/volumes/corral-0123456789ab-session?force=true",
+                                      "/volumes/corral-0123456789ab-relay?force=true"}));
 }
 
 }  // namespace

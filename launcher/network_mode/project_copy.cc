@@ -32,12 +32,15 @@ std::map<std::string, std::string> ProjectVolumeLabels(const Layout& layout,
   return labels;
 }
 
-json CopierBody(const Layout& layout, const std::string& image) {
-  // The filler's body (never started, no network) with the project volume instead.
+json CopierBody(const Layout& layout, const std::string& image, bool with_session_volume) {
+  // The filler's body (never started, no network), the project volume added
+  // and, unless asked for, the session volume taken out.
   json body = FillerBody(layout, image);
   body["Labels"][kLabelPart] = "copier";
-  body["HostConfig"]["Mounts"] = {
-      {{"Type", "volume"}, {"Source", layout.project_volume}, {"Target", kCopierMount}}};
+  json project = {{"Type", "volume"}, {"Source", layout.project_volume}, {"Target", kCopierMount}};
+  json& mounts = body["HostConfig"]["Mounts"];
+  if (!with_session_volume) mounts = json::array();
+  mounts.push_back(project);
   return body;
 }
 
@@ -211,7 +214,7 @@ Result<CopyIn> PrepareCopyIn(Engine& engine, const Layout& layout, const std::st
   CopierArchive names = CopierArchiveFor(engine.podman());
   auto scan = ScanProject(project_dir, uid, gid, names.put_root);
   if (!scan) return scan.error().Context("copy the project into the box's volume");
-  CopyIn copy{std::move(scan->manifest), std::move(scan->tar), image};
+  CopyIn copy{std::move(scan->manifest), std::move(scan->tar), image, ""};
   CopyManifest& manifest = copy.manifest;
   manifest.session_id = layout.session_id;
   manifest.volume = layout.project_volume;
@@ -233,10 +236,18 @@ Result<CopyIn> PrepareCopyIn(Engine& engine, const Layout& layout, const std::st
 Result<void> FillCopyIn(Engine& engine, const Layout& layout, const CopyIn& copy) {
   // A new session's name: no copier can be there. It stays for the
   // copy-back, which removes it (so do the reaper and `corral stop`).
-  auto copier = engine.CreateContainer(CopierBody(layout, copy.image), layout.copier,
+  const bool both = !copy.session_tar.empty();
+  auto copier = engine.CreateContainer(CopierBody(layout, copy.image, both), layout.copier,
                                        "make the container that copies the project in");
+  // One tar: the project's without its end (two zero blocks), then the session's.
+  std::string joined;
+  if (both) {
+    joined.reserve(copy.tar.size() + copy.session_tar.size());
+    joined.append(copy.tar, 0, copy.tar.size() - 1024);
+    joined += copy.session_tar;
+  }
   auto put = copier ? engine.PutArchive(*copier, CopierArchiveFor(engine.podman()).put_path,
-                                        copy.tar, /*timeout_ms=*/0)
+                                        both ? joined : copy.tar, /*timeout_ms=*/0)
                     : Result<void>(copier.error());
   if (!put) return put.error().Context("copy the project into the volume " + layout.project_volume);
   return Ok();

@@ -3,6 +3,7 @@
 // the proxy runs in a sidecar, and the oracle's questions come up a stream
 // that corral holds to the engine. Everything else is the local session's.
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <future>
 #include <fstream>
@@ -138,10 +139,18 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
   // (AwaitFilled). Podman checks them when the box is made, and puts the
   // session's files into the volume at the sidecar's first start
   // (kSessionFillPath): there the box waits for both.
+  // On Docker the copier fills both volumes with one PUT (CopyIn::session_tar).
+  const bool one_put = copy && !engine.podman();
+  if (one_put) {
+    auto tar = network_mode::SessionVolumeTar(*files, std::time(nullptr), "/");
+    if (!tar) return Error("the session's files do not fit a tar header");
+    copy->session_tar = std::move(*tar);
+  }
   session->sidecar_made_ =
       std::async(std::launch::async, [&engine, layout = session->layout_, sidecar_plan = plan,
-                                      files = std::move(*files), image = *image]() -> Result<void> {
-        auto made = network_mode::MakeSidecar(engine, sidecar_plan, layout, files, image);
+                                      files = std::move(*files), image = *image,
+                                      fill = !one_put]() -> Result<void> {
+        auto made = network_mode::MakeSidecar(engine, sidecar_plan, layout, files, image, fill);
         if (!made) return made.error().Context("set up the network mode");
         return Ok();
       }).share();
@@ -170,13 +179,15 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
   // RunBox waits for this before the box's output. The copy is read back
   // while the sidecar starts, before the relay listens: the agent runs only
   // on a copy that landed.
-  session->relay_ = std::async(std::launch::async, [s = session.get(), started_first,
+  session->relay_ = std::async(std::launch::async, [s = session.get(), started_first, one_put,
                                                     // their own copies, for this thread
                                                     made = session->sidecar_made_,
                                                     filled = session->project_filled_,
                                                     oracle = plan.session_dir + "/" +
                                                              kOracleSocket]() -> Result<void> {
     if (auto ok = made.get(); !ok) return ok.error();
+    // The sidecar's sockets are in the relay volume: it starts while the
+    // session volume may still be filling.
     std::future<Result<void>> started;
     if (!started_first) {
       started = std::async(std::launch::async,
@@ -186,6 +197,9 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
     if (checked && s->manifest_) {
       checked = network_mode::CheckCopiedIn(s->engine_, s->layout_, *s->manifest_);
       if (checked) checked = network_mode::MarkLanded(*s->manifest_);
+      // It holds the session volume, which the teardown removes while the
+      // copy-back runs: the copy-back makes a copier of its own.
+      if (checked && one_put) (void)s->engine_.Remove(s->layout_.copier);
     }
     if (started.valid()) {
       if (auto ok = started.get(); !ok) return ok.error();

@@ -173,7 +173,14 @@ Result<RunOutcome> RunBox(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
     if (auto ok = ready(); !ok) return ok.error();
   }
 
-  if (auto ok = engine.Start(*id); !ok) return RootlessHint(engine, ok.error());
+  if (auto ok = engine.Start(*id); !ok) {
+    // What `started` waits for may know why (the network mode's copy read
+    // back wrong, so the box's files were not where it looked).
+    if (started) {
+      if (auto cause = started(); !cause) return cause.error();
+    }
+    return RootlessHint(engine, ok.error());
+  }
   if (started) {
     if (auto ok = started(); !ok) return ok.error();
   }
