@@ -40,10 +40,10 @@ inline constexpr std::uint32_t kSidecarUid = 65534;
 // owner (Docker when the sidecar is made, Podman at its first start): so the
 // sidecar can start before the session volume is filled.
 inline constexpr const char* kRelayMount = "/corral-relay";
-// The session volume's root: the box user's, and only the sidecar's group
-// (kSidecarUid's) may pass it, to reach relay/: as close as two uids come to
-// the local session folder's 0700 (docs/network-mode.md).
-inline constexpr unsigned kSessionVolumeMode = 0710;
+// The session volume's root: the box user's alone, as the local session
+// folder is. The sidecar's process never enters it (its sockets are in the
+// relay volume); the engine writes the deny list's updates through it.
+inline constexpr unsigned kSessionVolumeMode = 0700;
 // Where the session's files are PUT: the parent of the volume's mount, every
 // name under "corral/", so the tar's first entry is the volume's root and
 // gives it its owner and mode (Docker skips a "." entry). On Docker the

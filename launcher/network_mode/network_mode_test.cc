@@ -67,12 +67,10 @@ TEST(SessionVolume, HoldsWhatTheSessionFolderHolds) {
     EXPECT_EQ(by_name[std::string("corral/") + socket].type, '2') << socket << ": the shim's usual path, into relay/";
   }
   EXPECT_EQ(by_name["corral/bin/corral-shim"].uid, 0u);
-  // The volume's root, named from the mount's parent: the box user's, passable
-  // by the sidecar's group only.
+  // The volume's root, named from the mount's parent: the box user's alone.
   EXPECT_EQ(Members(*tar).front().name, "corral/");
   EXPECT_EQ(by_name["corral/"].uid, 1000u);
-  EXPECT_EQ(by_name["corral/"].gid, kSidecarUid);
-  EXPECT_EQ(by_name["corral/"].mode, 0710u);
+  EXPECT_EQ(by_name["corral/"].mode, 0700u);
 }
 
 TEST(SessionVolume, TheDenyListAloneIsNamedInsideTheMount) {

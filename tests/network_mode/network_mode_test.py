@@ -7,8 +7,7 @@ dockerd that cannot see this machine's folders). Each check is made from inside
 the box or against the engine's own API:
 
 - every promise of the local box, by tests/launcher/probe.sh inside the box (the
-  session volume's root is the user's, mode 710, the sidecar's group may pass: see
-  the docs);
+  session volume's root is the user's alone, mode 700, as the local folder);
 - the deny list refusing `aws` through the oracle channel while nobody watches (the
   oracle answered: the refusal is counted as blocked while away and recorded), and an
   unlisted command running;
