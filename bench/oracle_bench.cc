@@ -320,8 +320,9 @@ int main(int argc, char** argv) {
                   Percentile(wall[0], 0.5) * 100);
   std::printf("  (cpu: the child's time plus this process's, steadier on a busy machine; of it\n"
               "   this process's, mean per run: %.0f us through corral-shell, %.0f us for the\n"
-              "   floor; the oracle's worker threads alone: %.1f us, %.1f us)\n",
-              Mean(oracle_cpu[1]), Mean(oracle_cpu[2]), Mean(workers_cpu[1]),
-              Mean(workers_cpu[2]));
+              "   exec floor, %.0f us for the asking floor; its threads but the spawning one\n"
+              "   (the oracle's workers, the floor's server): %.1f us, %.1f us, %.1f us)\n",
+              Mean(oracle_cpu[1]), Mean(oracle_cpu[2]), Mean(oracle_cpu[3]),
+              Mean(workers_cpu[1]), Mean(workers_cpu[2]), Mean(workers_cpu[3]));
   return errors.load() == 0 ? 0 : 1;
 }
