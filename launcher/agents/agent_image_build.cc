@@ -307,7 +307,26 @@ Result<std::string> ProgramWithoutDebugInfo(const std::string& path) {
     fs::rename(temp, cached, ec);
   }
   fs::remove(temp, ec);
+  PruneStripped(CacheFolder() + "/stripped", name, kStrippedKept);
   return stripped;
+}
+
+void PruneStripped(const std::string& folder, const std::string& name, std::size_t keep) {
+  std::vector<std::pair<fs::file_time_type, fs::path>> copies;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    std::string file = entry.path().filename().string();
+    // NAME-HASH: another program's name may extend this one (corral-shim-x).
+    if (file.rfind(name + "-", 0) != 0 || file.find('-', name.size() + 1) != std::string::npos ||
+        file.find('.') != std::string::npos) {
+      continue;
+    }
+    auto time = entry.last_write_time(ec);
+    if (!ec) copies.emplace_back(time, entry.path());
+  }
+  if (copies.size() <= keep) return;
+  std::sort(copies.begin(), copies.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (std::size_t i = keep; i < copies.size(); ++i) fs::remove(copies[i].second, ec);
 }
 
 BaseImagePlan PlanBaseImage(Engine& engine) {

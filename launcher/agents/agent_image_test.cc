@@ -1,14 +1,38 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "launcher/agents/agents.h"
 
 namespace corral::launcher {
 namespace {
+
+// The stripped-program cache keeps the newest copies of each program and
+// leaves other programs' copies, and files that are not copies, alone.
+TEST(PruneStripped, KeepsTheNewestCopiesOfOneProgram) {
+  char pattern[] = "/tmp/corral-stripped-XXXXXX";
+  std::string dir = ::mkdtemp(pattern);
+  auto make = [&](const std::string& file, int age_s) {
+    std::ofstream(dir + "/" + file) << file;
+    std::filesystem::last_write_time(
+        dir + "/" + file, std::filesystem::file_time_type::clock::now() - std::chrono::seconds(age_s));
+  };
+  for (int i = 0; i < 5; ++i) make("corral-shim-0000000" + std::to_string(i), 100 * i);
+  make("corral-shell-00000000", 1000);
+  make("corral-shim-00000009.tmp42", 1000);  // a copy being written
+  PruneStripped(dir, "corral-shim", 3);
+  std::set<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) left.insert(e.path().filename());
+  EXPECT_EQ(left, (std::set<std::string>{"corral-shim-00000000", "corral-shim-00000001",
+                                         "corral-shim-00000002", "corral-shell-00000000",
+                                         "corral-shim-00000009.tmp42"}));
+  std::filesystem::remove_all(dir);
+}
 
 TEST(AgentImageTag, NamesTheAgentAndItsVersion) {
   EXPECT_EQ(AgentImageTag("claude", "2.1.197"), "corral-agent-claude:2.1.197");

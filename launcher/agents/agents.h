@@ -137,8 +137,13 @@ Result<std::string> EnsureCorralImage(Engine& engine, const std::string& version
 
 // The program's bytes without debug information (strip --strip-debug, when
 // binutils is there), kept in corral's cache folder by the program's size
-// and time, so only the first use after a build pays for it.
+// and time, so only the first use after a build pays for it; the folder
+// keeps the newest kStrippedKept copies of each program (PruneStripped).
 Result<std::string> ProgramWithoutDebugInfo(const std::string& path);
+inline constexpr std::size_t kStrippedKept = 3;
+// Removes all but the `keep` newest files named NAME-* in `folder`. A
+// corral reading one that goes strips its program again.
+void PruneStripped(const std::string& folder, const std::string& name, std::size_t keep);
 
 // Where an agent image's first build gets its Debian base: on the engine
 // already, or made with mmdebstrap (a registry is tried first, which only
