@@ -15,8 +15,9 @@ Result<void> MakeSidecar(Engine& engine, const SessionPlan& plan, const Layout& 
                          const SessionFiles& files, const std::string& image, bool fill) {
   auto tar = fill ? SessionVolumeTar(files, ::time(nullptr)) : std::optional<std::string>("");
   if (!tar) return Error("the session's files do not fit a tar header");
-  auto sidecar = engine.CreateContainer(SidecarBody(plan, layout, image, kSidecarNetwork, engine.podman()),
-                                        layout.sidecar, "make the proxy sidecar");
+  auto sidecar = engine.CreateContainer(
+      ForEngine(SidecarBody(plan, layout, image, kSidecarNetwork, engine.podman()), engine),
+      layout.sidecar, "make the proxy sidecar");
   if (!sidecar) {
     // An engine with user namespaces shares no host namespace: a network of
     // the session's own, then.
@@ -24,8 +25,9 @@ Result<void> MakeSidecar(Engine& engine, const SessionPlan& plan, const Layout& 
       return ok.error().Context("the sidecar's network (the host's was refused: " +
                                 sidecar.error().message + ")");
     }
-    sidecar = engine.CreateContainer(SidecarBody(plan, layout, image, layout.network, engine.podman()),
-                                     layout.sidecar, "make the proxy sidecar");
+    sidecar = engine.CreateContainer(
+        ForEngine(SidecarBody(plan, layout, image, layout.network, engine.podman()), engine),
+        layout.sidecar, "make the proxy sidecar");
   }
   if (!sidecar) return sidecar.error();
   if (!fill) return Ok();

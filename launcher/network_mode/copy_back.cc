@@ -208,7 +208,7 @@ Result<std::string> ArchiveOfVolume(Engine& engine, const Layout& layout,
   auto tar = engine.GetArchive(layout.copier, kCopierMount);
   if (!tar) {
     (void)engine.Remove(layout.copier);
-    auto copier = engine.CreateContainer(CopierBody(layout, image), layout.copier,
+    auto copier = engine.CreateContainer(ForEngine(CopierBody(layout, image), engine), layout.copier,
                                          "make the container that copies the project back");
     if (!copier) return copier.error();
     tar = engine.GetArchive(*copier, kCopierMount);

@@ -61,6 +61,11 @@ std::optional<std::string> DenyListTar(const std::string& text, std::int64_t mti
   return WriteTar({DenyListEntry(text)}, mtime);
 }
 
+json ForEngine(json body, const Engine& engine) {
+  if (engine.podman() && engine.rootless()) body["HostConfig"]["UsernsMode"] = "keep-id";
+  return body;
+}
+
 json FillerBody(const Layout& layout, const std::string& image) {
   json labels = layout.labels;
   labels[kLabelPart] = "filler";

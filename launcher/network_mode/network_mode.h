@@ -101,6 +101,10 @@ std::optional<std::string> DenyListTar(const std::string& text, std::int64_t mti
 // volume at /run/corral, to PUT or GET files through (the copier's body
 // starts from it).
 nlohmann::json FillerBody(const Layout& layout, const std::string& image);
+// `body` as this engine must have it: rootless Podman runs corral's own
+// containers with keep-id, as it runs the agent's box (engine_ops.cc), so
+// that the owners the volumes' files are given mean the same in all of them.
+nlohmann::json ForEngine(nlohmann::json body, const Engine& engine);
 // The sidecar: `corral proxy` with the session's list on relay/proxy.sock,
 // from the corral image, on `network`, locked down as a box. `podman`: no
 // tmpfs at /run (see kSessionFillPath; Podman would copy the fill into it).

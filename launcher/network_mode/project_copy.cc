@@ -237,7 +237,8 @@ Result<void> FillCopyIn(Engine& engine, const Layout& layout, const CopyIn& copy
   // A new session's name: no copier can be there. It stays for the
   // copy-back, which removes it (so do the reaper and `corral stop`).
   const bool both = !copy.session_tar.empty();
-  auto copier = engine.CreateContainer(CopierBody(layout, copy.image, both), layout.copier,
+  auto copier = engine.CreateContainer(ForEngine(CopierBody(layout, copy.image, both), engine),
+                                       layout.copier,
                                        "make the container that copies the project in");
   // One tar: the project's without its end (two zero blocks), then the session's.
   std::string joined;

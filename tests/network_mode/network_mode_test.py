@@ -545,8 +545,13 @@ def main():
     engine, corral = sys.argv[1:3]
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "engines"))
     import started
-    started.start_engine(engine)
-    url = f"unix:///run/corral-test/{engine}.sock"
+    # As the ordinary user (tests/engines/as_user): their own rootless engine,
+    # started with the test images by as_user.
+    socket_path = os.environ.get("CORRAL_TEST_ENGINE_SOCKET")
+    if not socket_path:
+        started.start_engine(engine)
+        socket_path = f"/run/corral-test/{engine}.sock"
+    url = f"unix://{socket_path}"
     work = tempfile.mkdtemp(prefix=f"corral-nm-{engine}-")
     os.chmod(work, 0o755)
     try:
