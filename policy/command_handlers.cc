@@ -7,6 +7,7 @@
 #include "policy/command_util.h"
 #include "policy/command_walker.h"
 #include "policy/dangerous.h"
+#include "policy/name_hash.h"
 #include "policy/wrappers.h"
 
 namespace corral::policy {
@@ -34,7 +35,7 @@ enum class Kind : std::uint8_t {
 
 Kind KindOf(std::string_view name) {
   static const auto* kinds = [] {
-    auto* map = new std::unordered_map<std::string_view, Kind>();
+    auto* map = new std::unordered_map<std::string_view, Kind, NameHash>();
     for (std::string_view n : {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh",
                                "rbash", "lksh", "oksh", "loksh", "pdksh", "ksh93", "fish", "csh",
                                "tcsh", "hush", "elvish", "nu", "xonsh", "bash5", "sh5"}) {

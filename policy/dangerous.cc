@@ -5,6 +5,8 @@
 #include <string>
 #include <unordered_set>
 
+#include "policy/name_hash.h"
+
 namespace corral::policy {
 namespace {
 
@@ -150,7 +152,7 @@ bool IsDownloader(std::string_view name) {
 std::optional<DangerousMatch> CheckDangerousCommand(std::string_view name,
                                                     std::span<const Arg> args) {
   // Most commands are none of these: one lookup decides.
-  static const auto* kNames = new std::unordered_set<std::string_view>{
+  static const auto* kNames = new std::unordered_set<std::string_view, NameHash>{
       "sudo", "su", "doas", "pkexec", "runuser", "sudoedit", "run0", "chmod", "chown", "chgrp",
       "shutdown", "reboot", "halt", "poweroff", "systemctl", "loginctl", "init", "telinit",
       "mkswap", "fdisk", "sfdisk", "cfdisk", "gdisk", "sgdisk", "parted", "wipefs", "mkdosfs",

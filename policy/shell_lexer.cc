@@ -215,7 +215,18 @@ void Parser::SkipLinebreaks() {
 }
 
 Parser::Keyword Parser::PeekKeyword(std::size_t* end) {
-  std::size_t j = Skip(pos_);
+  // Asked two or three times at the start of every command (the list, the
+  // pipeline, the command): the last answer is kept with its position.
+  std::size_t at = Skip(pos_);
+  if (at != keyword_at_) {
+    keyword_at_ = at;
+    keyword_ = ReadKeyword(at, &keyword_end_);
+  }
+  if (keyword_ != Keyword::kNone) *end = keyword_end_;
+  return keyword_;
+}
+
+Parser::Keyword Parser::ReadKeyword(std::size_t j, std::size_t* end) const {
   char buf[9];
   std::size_t n = 0;
   if (j >= end_ || !kKeywordStart[static_cast<unsigned char>(src_[j])]) return Keyword::kNone;
@@ -244,8 +255,7 @@ Parser::Keyword Parser::PeekKeyword(std::size_t* end) {
   };
   std::string_view text(buf, n);
   for (const auto& [name, keyword] : kKeywords) {
-    // Length and first byte first: asked before every command, and most
-    // words are no keyword.
+    // Length and first byte first: most words are no keyword.
     if (name.size() == n && name[0] == buf[0] && name == text) {
       *end = j;
       return keyword;
@@ -365,7 +375,7 @@ done:
   if (word.expansions != 1 || word.text.size() != 1 || word.text[0] != kExpansionMark) {
     word.var = {};
   }
-  FinishBraces(word);
+  if (word.flags & kBrace) FinishBraces(word);
   return word.end > word.begin;
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "policy/name_hash.h"
+
 namespace corral::policy {
 namespace {
 
@@ -190,7 +192,7 @@ bool InList(std::string_view list, std::string_view word) { return LongArity(lis
 
 bool IsWrapperName(std::string_view name) {
   static const auto* names = [] {
-    auto* set = new std::unordered_map<std::string_view, const WrapperSpec*>();
+    auto* set = new std::unordered_map<std::string_view, const WrapperSpec*, NameHash>();
     for (const WrapperSpec& spec : kWrappers) set->emplace(spec.name, &spec);
     return set;
   }();
