@@ -1,14 +1,15 @@
-// A hash for the matcher's fixed tables of program names (handler kinds,
+// Lookups in the matcher's fixed tables of program names (handler kinds,
 // wrappers, dangerous commands, the deny list's commands). They are asked
 // several times for every command a line runs; std::hash's out-of-line
-// murmur cost more than the lookup itself for names this short. The tables'
-// contents are fixed, so a lookup's chain cannot be made long by the input.
-// Private to policy/.
+// murmur and unordered_map's prime modulo and node chasing cost more than
+// the comparison for names this short. The tables' contents are fixed, so
+// the input cannot make a lookup's probe sequence long. Private to policy/.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 namespace corral::policy {
 
@@ -19,6 +20,52 @@ struct NameHash {
     for (char c : name) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
     return static_cast<std::size_t>(hash);
   }
+};
+
+// Names (views of text that outlives the table) to values: open addressing,
+// a power-of-two size at most half full. A name added twice keeps its first
+// value, as unordered_map::emplace does.
+template <typename Value>
+class NameTable {
+ public:
+  void Add(std::string_view name, Value value) {
+    if ((used_ + 1) * 2 > slots_.size()) Grow();
+    Slot& slot = Place(slots_, name);
+    if (slot.used) return;
+    slot = {name, value, true};
+    ++used_;
+  }
+  const Value* Find(std::string_view name) const {
+    if (slots_.empty()) return nullptr;
+    std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = NameHash{}(name) & mask;; i = (i + 1) & mask) {
+      const Slot& slot = slots_[i];
+      if (!slot.used) return nullptr;
+      if (slot.name == name) return &slot.value;
+    }
+  }
+
+ private:
+  struct Slot {
+    std::string_view name;
+    Value value{};
+    bool used = false;
+  };
+  static Slot& Place(std::vector<Slot>& slots, std::string_view name) {
+    std::size_t mask = slots.size() - 1;
+    std::size_t i = NameHash{}(name) & mask;
+    while (slots[i].used && slots[i].name != name) i = (i + 1) & mask;
+    return slots[i];
+  }
+  void Grow() {
+    std::vector<Slot> bigger(slots_.empty() ? 16 : slots_.size() * 2);
+    for (const Slot& slot : slots_) {
+      if (slot.used) Place(bigger, slot.name) = slot;
+    }
+    slots_.swap(bigger);
+  }
+  std::vector<Slot> slots_;
+  std::size_t used_ = 0;
 };
 
 }  // namespace corral::policy
