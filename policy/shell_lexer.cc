@@ -441,6 +441,18 @@ void Parser::ScanDoubleQuoted(Word& word) {
       return;
     }
     char c = src_[pos_];
+    if (c != '"' && c != '\\' && c != '$' && c != '`') {
+      // A run of bytes that stand for themselves, appended at once (a
+      // continuation starts with a backslash, so none is inside it).
+      std::size_t run = pos_ + 1;
+      while (run < end_ && src_[run] != '"' && src_[run] != '\\' && src_[run] != '$' &&
+             src_[run] != '`') {
+        ++run;
+      }
+      word.text.append(src_.substr(pos_, run - pos_));
+      pos_ = run;
+      continue;
+    }
     if (c == '"') {
       ++pos_;
       return;
