@@ -8,9 +8,7 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cerrno>
-#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -24,28 +22,6 @@ namespace {
 
 constexpr std::size_t kReadBlock = 64 * 1024;
 constexpr std::size_t kWriteBlock = 64 * 1024;
-
-// The end of the run of plain JSON string bytes (IsPlainJsonByte) that
-// starts at text[i]: eight bytes at a time, since a command is mostly one
-// such run, read once and written once.
-std::size_t PlainJsonRunEnd(std::string_view text, std::size_t i) {
-  constexpr std::uint64_t kOnes = 0x0101010101010101ull;
-  constexpr std::uint64_t kHighs = 0x8080808080808080ull;
-  // The high bit of each byte that is zero. A borrow can only mark bytes
-  // above a real one, so the lowest mark is exact.
-  auto zero_bytes = [](std::uint64_t x) { return (x - kOnes) & ~x & kHighs; };
-  while (std::endian::native == std::endian::little && i + 8 <= text.size()) {
-    std::uint64_t x;
-    std::memcpy(&x, text.data() + i, 8);
-    std::uint64_t special = (x & kHighs) |                        // 0x80 and above
-                            ((x - kOnes * 0x20) & ~x & kHighs) |  // below 0x20
-                            zero_bytes(x ^ (kOnes * '"')) | zero_bytes(x ^ (kOnes * '\\'));
-    if (special != 0) return i + static_cast<std::size_t>(std::countr_zero(special)) / 8;
-    i += 8;
-  }
-  while (i < text.size() && IsPlainJsonByte(text[i])) ++i;
-  return i;
-}
 
 // The command of a line shaped {"command": "..."} whose string is ASCII with
 // no \u escape; false for anything else (the caller asks nlohmann::json then,
@@ -69,8 +45,9 @@ bool ReadCommandLine(std::string_view line, std::string& scratch, std::string_vi
   skip_space();
   if (!take(":")) return false;
   skip_space();
-  std::size_t run = i < line.size() && line[i] == '"' ? PlainJsonRunEnd(line, i + 1) : i;
-  if (run > i && run < line.size() && line[run] == '"') {
+  if (i >= line.size() || line[i] != '"') return false;
+  std::size_t run = PlainJsonRunEnd(line, i + 1);
+  if (run < line.size() && line[run] == '"') {
     command = line.substr(i + 1, run - i - 1);
     i = run + 1;
   } else {
