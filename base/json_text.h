@@ -1,6 +1,9 @@
 #pragma once
 
+#include <bit>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -18,6 +21,36 @@ inline bool IsPlainJsonByte(char c) {
   return byte >= 0x20 && byte < 0x80 && c != '"' && c != '\\';
 }
 
+// The end of the run of plain bytes that starts at text[i]: eight bytes at
+// a time, since a command line is mostly one such run.
+inline std::size_t PlainJsonRunEnd(std::string_view text, std::size_t i) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ull;
+  constexpr std::uint64_t kHighs = 0x8080808080808080ull;
+  // The high bit of each byte that is zero. A borrow can only mark bytes
+  // above a real one, so the lowest mark is exact.
+  auto zero_bytes = [](std::uint64_t x) { return (x - kOnes) & ~x & kHighs; };
+  while (std::endian::native == std::endian::little && i + 8 <= text.size()) {
+    std::uint64_t x;
+    std::memcpy(&x, text.data() + i, 8);
+    std::uint64_t special = (x & kHighs) |                        // 0x80 and above
+                            ((x - kOnes * 0x20) & ~x & kHighs) |  // below 0x20
+                            zero_bytes(x ^ (kOnes * '"')) | zero_bytes(x ^ (kOnes * '\\'));
+    if (special != 0) return i + static_cast<std::size_t>(std::countr_zero(special)) / 8;
+    i += 8;
+  }
+  while (i < text.size() && IsPlainJsonByte(text[i])) ++i;
+  return i;
+}
+
+// The byte a two-character escape stands for (the letter after the
+// backslash); 0 for \u and for anything that is no escape.
+inline char JsonEscape(char letter) {
+  constexpr std::string_view kLetters = "\"\\/bfnrt";
+  constexpr std::string_view kBytes = "\"\\/\b\f\n\r\t";
+  std::size_t at = kLetters.find(letter);
+  return at == std::string_view::npos ? '\0' : kBytes[at];
+}
+
 // Reads the JSON string at text[i] (its opening quote) into `out` and moves
 // i past its closing quote, when it is ASCII with no \u escape; false (i and
 // `out` then undefined) for anything else: UTF-8 to validate, \u, a control
@@ -27,25 +60,16 @@ inline bool ReadPlainJsonString(std::string_view text, std::size_t& i, std::stri
   ++i;
   out.clear();
   for (;;) {
-    std::size_t run = i;
-    while (run < text.size() && IsPlainJsonByte(text[run])) ++run;
+    std::size_t run = PlainJsonRunEnd(text, i);
     out.append(text, i, run - i);
     i = run;
     if (i >= text.size()) return false;
     char c = text[i++];
     if (c == '"') return true;
     if (c != '\\' || i >= text.size()) return false;
-    switch (text[i++]) {
-      case '"': out.push_back('"'); break;
-      case '\\': out.push_back('\\'); break;
-      case '/': out.push_back('/'); break;
-      case 'b': out.push_back('\b'); break;
-      case 'f': out.push_back('\f'); break;
-      case 'n': out.push_back('\n'); break;
-      case 'r': out.push_back('\r'); break;
-      case 't': out.push_back('\t'); break;
-      default: return false;  // \u, or an error
-    }
+    char decoded = JsonEscape(text[i++]);
+    if (decoded == '\0') return false;  // \u, or an error
+    out.push_back(decoded);
   }
 }
 

@@ -2,11 +2,11 @@
 // source, echo/printf feeding a shell, at, and every generic wrapper from
 // wrappers.cc; the table of which handler reads which program.
 #include <algorithm>
-#include <unordered_map>
 
 #include "policy/command_util.h"
 #include "policy/command_walker.h"
 #include "policy/dangerous.h"
+#include "policy/name_hash.h"
 #include "policy/wrappers.h"
 
 namespace corral::policy {
@@ -34,23 +34,23 @@ enum class Kind : std::uint8_t {
 
 Kind KindOf(std::string_view name) {
   static const auto* kinds = [] {
-    auto* map = new std::unordered_map<std::string_view, Kind>();
+    auto* map = new NameTable<Kind>();
     for (std::string_view n : {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh",
                                "rbash", "lksh", "oksh", "loksh", "pdksh", "ksh93", "fish", "csh",
                                "tcsh", "hush", "elvish", "nu", "xonsh", "bash5", "sh5"}) {
-      map->emplace(n, Kind::kShell);
+      map->Add(n, Kind::kShell);
     }
     for (std::string_view n : {"curl", "wget", "fetch", "http", "https", "aria2c", "lwp-request",
                                "GET", "xh", "curlie", "wget2"}) {
-      map->emplace(n, Kind::kDownloader);
+      map->Add(n, Kind::kDownloader);
     }
     for (std::string_view n : {"export", "declare", "typeset", "local", "readonly"}) {
-      map->emplace(n, Kind::kDeclare);
+      map->Add(n, Kind::kDeclare);
     }
     for (std::string_view n : {"python", "python2", "python3", "pypy", "pypy3", "perl", "ruby",
                                "node", "nodejs", "lua", "luajit", "Rscript", "osascript", "bun",
                                "deno", "awk", "gawk", "mawk", "nawk", "php"}) {
-      map->emplace(n, Kind::kInline);
+      map->Add(n, Kind::kInline);
     }
     const std::pair<std::string_view, Kind> runners[] = {
         {"make", Kind::kMake},     {"gmake", Kind::kMake},      {"npm", Kind::kNpm},
@@ -68,7 +68,7 @@ Kind KindOf(std::string_view name) {
         {"complete", Kind::kNames}, {"set", Kind::kSet},        {"shift", Kind::kShift},
         {"which", Kind::kLocate},  {"type", Kind::kLocate},     {"whereis", Kind::kLocate},
         {"readlink", Kind::kLocate}, {"realpath", Kind::kLocate}};
-    for (const auto& [n, kind] : runners) map->emplace(n, kind);
+    for (const auto& [n, kind] : runners) map->Add(n, kind);
     const std::pair<std::string_view, Kind> single[] = {
         {"eval", Kind::kEval},         {"source", Kind::kSource},   {".", Kind::kSource},
         {"env", Kind::kEnv},           {"xargs", Kind::kXargs},     {"find", Kind::kFind},
@@ -78,11 +78,10 @@ Kind KindOf(std::string_view name) {
         {"alias", Kind::kAlias},       {"trap", Kind::kTrap},       {"hash", Kind::kHash},
         {"at", Kind::kAt},             {"batch", Kind::kAt},        {"ssh", Kind::kRemoteShell},
         {"scp", Kind::kRemoteShell},   {"sftp", Kind::kRemoteShell}, {"rsync", Kind::kRemoteShell}};
-    for (const auto& [n, kind] : single) map->emplace(n, kind);
+    for (const auto& [n, kind] : single) map->Add(n, kind);
     return map;
   }();
-  auto it = kinds->find(name);
-  if (it != kinds->end()) return it->second;
+  if (const Kind* kind = kinds->Find(name)) return *kind;
   if (name.starts_with("python")) return Kind::kInline;
   return Kind::kOther;
 }

@@ -1,6 +1,7 @@
 #include "policy/command_walker.h"
 
 #include <algorithm>
+#include <array>
 
 #include "policy/brace_expansion.h"
 #include "policy/dangerous.h"
@@ -270,20 +271,25 @@ void Walker::Finish() {
 void Walker::CheckList(std::string_view name, std::span<const Arg> args, bool force_push) {
   const std::vector<std::size_t>* indices = list_.ForCommand(name);
   if (indices == nullptr || listed_) return;
+  // The last pass matches as the loop below asks again: its first answers
+  // are kept rather than matched twice.
+  std::array<ArgMatch, 8> last{};
   for (int pass = 0; pass < (force_push ? 2 : 1); ++pass) {
-    for (std::size_t index : *indices) {
-      const DenyEntry& entry = list_.entry(index);
+    for (std::size_t k = 0; k < indices->size(); ++k) {
+      const DenyEntry& entry = list_.entry((*indices)[k]);
       EntryMatch match = MatchEntry(entry, args, pass == 1);
       if (match.result == ArgMatch::kYes) {
         Listed(entry, args, match.positions);
         return;
       }
+      if (k < last.size()) last[k] = match.result;
     }
   }
   if (!vars_.empty() && TryKnownArguments(name, args, force_push)) return;
-  for (std::size_t index : *indices) {
-    const DenyEntry& entry = list_.entry(index);
-    if (MatchEntry(entry, args, force_push).result == ArgMatch::kPossible) {
+  for (std::size_t k = 0; k < indices->size(); ++k) {
+    const DenyEntry& entry = list_.entry((*indices)[k]);
+    ArgMatch result = k < last.size() ? last[k] : MatchEntry(entry, args, force_push).result;
+    if (result == ArgMatch::kPossible) {
       const Arg* unknown = nullptr;
       for (const Arg& arg : args.subspan(1)) {
         if (!arg.literal()) {

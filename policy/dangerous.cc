@@ -3,17 +3,15 @@
 #include <algorithm>
 #include <array>
 #include <string>
-#include <unordered_set>
+
+#include "policy/command_util.h"
+#include "policy/name_hash.h"
 
 namespace corral::policy {
 namespace {
 
 DangerousMatch Make(std::string_view category, std::string description) {
   return DangerousMatch{std::string(category), std::move(description)};
-}
-
-bool OneOf(std::string_view word, std::initializer_list<std::string_view> list) {
-  return std::find(list.begin(), list.end(), word) != list.end();
 }
 
 // A short-option bundle (-rf) holding one of `letters`, or a long option.
@@ -150,13 +148,19 @@ bool IsDownloader(std::string_view name) {
 std::optional<DangerousMatch> CheckDangerousCommand(std::string_view name,
                                                     std::span<const Arg> args) {
   // Most commands are none of these: one lookup decides.
-  static const auto* kNames = new std::unordered_set<std::string_view>{
-      "sudo", "su", "doas", "pkexec", "runuser", "sudoedit", "run0", "chmod", "chown", "chgrp",
-      "shutdown", "reboot", "halt", "poweroff", "systemctl", "loginctl", "init", "telinit",
-      "mkswap", "fdisk", "sfdisk", "cfdisk", "gdisk", "sgdisk", "parted", "wipefs", "mkdosfs",
-      "mkntfs", "mformat", "blkdiscard", "dd", "shred", "srm", "wipe", "scrub", "rm", "find",
-      "kill", "pkill", "killall", "git", "diskutil"};
-  if (!kNames->count(name) && !name.starts_with("mkfs") && !name.starts_with("mke2fs")) {
+  static const auto* kNames = [] {
+    auto* names = new NameTable<bool>();
+    for (std::string_view n :
+         {"sudo", "su", "doas", "pkexec", "runuser", "sudoedit", "run0", "chmod", "chown",
+          "chgrp", "shutdown", "reboot", "halt", "poweroff", "systemctl", "loginctl", "init",
+          "telinit", "mkswap", "fdisk", "sfdisk", "cfdisk", "gdisk", "sgdisk", "parted", "wipefs",
+          "mkdosfs", "mkntfs", "mformat", "blkdiscard", "dd", "shred", "srm", "wipe", "scrub", "rm",
+          "find", "kill", "pkill", "killall", "git", "diskutil"}) {
+      names->Add(n, true);
+    }
+    return names;
+  }();
+  if (kNames->Find(name) == nullptr && !name.starts_with("mkfs") && !name.starts_with("mke2fs")) {
     return std::nullopt;
   }
   if (OneOf(name, {"sudo", "su", "doas", "pkexec", "runuser", "sudoedit", "run0"})) {

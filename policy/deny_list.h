@@ -11,6 +11,7 @@
 
 #include "base/base.h"
 #include "policy/command_word.h"
+#include "policy/name_hash.h"
 
 namespace corral::policy {
 
@@ -36,12 +37,8 @@ class DenyList {
   const std::vector<std::size_t>* ForCommand(std::string_view name) const;
 
  private:
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
   std::vector<DenyEntry> entries_;
-  std::unordered_map<std::string, std::vector<std::size_t>, Hash, std::equal_to<>> by_command_;
+  std::unordered_map<std::string, std::vector<std::size_t>, NameHash, std::equal_to<>> by_command_;
 };
 
 // Matches entry words [1..] in order against args [1..] (args[0] is the

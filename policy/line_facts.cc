@@ -68,7 +68,7 @@ bool CalledNames::Contains(std::string_view name) const {
   for (std::size_t i = 0; i < few_used_; ++i) {
     if (few_[i] == name) return true;
   }
-  return more_.find(name) != more_.end();
+  return !more_.empty() && more_.find(name) != more_.end();  // no hash while unused
 }
 
 std::string NormalPath(std::string_view path) {

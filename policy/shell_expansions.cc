@@ -441,6 +441,7 @@ void Parser::ScanExpansionsIn(std::size_t begin, std::size_t end) {
   std::size_t saved_end = end_;
   pos_ = begin;
   end_ = end;
+  keyword_at_ = kNoKeywordAt;  // read with another end
   Word scratch;
   while (pos_ < end_ && !state_.aborted()) {
     std::size_t next = src_.find_first_of("\\$`", pos_);
@@ -458,6 +459,7 @@ void Parser::ScanExpansionsIn(std::size_t begin, std::size_t end) {
   }
   pos_ = saved_pos;
   end_ = saved_end;
+  keyword_at_ = kNoKeywordAt;
 }
 
 }  // namespace corral::policy::shell

@@ -208,6 +208,9 @@ bool Parser::SkipNewline() {
 }
 
 void Parser::SkipLinebreaks() {
+  // Asked before nearly every command, where there is mostly nothing to skip.
+  char c = Peek();
+  if (!IsBlank(c) && c != '#' && c != '\n') return;
   do {
     SkipBlanks();
     SkipComment();
@@ -215,7 +218,18 @@ void Parser::SkipLinebreaks() {
 }
 
 Parser::Keyword Parser::PeekKeyword(std::size_t* end) {
-  std::size_t j = Skip(pos_);
+  // Asked two or three times at the start of every command (the list, the
+  // pipeline, the command): the last answer is kept with its position.
+  std::size_t at = Skip(pos_);
+  if (at != keyword_at_) {
+    keyword_at_ = at;
+    keyword_ = ReadKeyword(at, &keyword_end_);
+  }
+  if (keyword_ != Keyword::kNone) *end = keyword_end_;
+  return keyword_;
+}
+
+Parser::Keyword Parser::ReadKeyword(std::size_t j, std::size_t* end) const {
   char buf[9];
   std::size_t n = 0;
   if (j >= end_ || !kKeywordStart[static_cast<unsigned char>(src_[j])]) return Keyword::kNone;
@@ -233,23 +247,35 @@ Parser::Keyword Parser::PeekKeyword(std::size_t* end) {
     }
   }
   if (n == 0 || n > 8 || (j < end_ && !IsMeta(src_[j]))) return Keyword::kNone;
-  static constexpr std::pair<std::string_view, Keyword> kKeywords[] = {
-      {"if", Keyword::kIf},         {"then", Keyword::kThen},     {"elif", Keyword::kElif},
-      {"else", Keyword::kElse},     {"fi", Keyword::kFi},         {"while", Keyword::kWhile},
-      {"until", Keyword::kUntil},   {"do", Keyword::kDo},         {"done", Keyword::kDone},
-      {"for", Keyword::kFor},       {"select", Keyword::kSelect}, {"in", Keyword::kIn},
-      {"case", Keyword::kCase},     {"esac", Keyword::kEsac},     {"function", Keyword::kFunction},
-      {"time", Keyword::kTime},     {"coproc", Keyword::kCoproc}, {"{", Keyword::kBraceOpen},
-      {"}", Keyword::kBraceClose},  {"!", Keyword::kBang},        {"[[", Keyword::kCondOpen},
-  };
+  *end = j;
   std::string_view text(buf, n);
-  for (const auto& [name, keyword] : kKeywords) {
-    // Length and first byte first: asked before every command, and most
-    // words are no keyword.
-    if (name.size() == n && name[0] == buf[0] && name == text) {
-      *end = j;
-      return keyword;
-    }
+  // By first byte: asked at the start of every command, where most words
+  // are no keyword.
+  switch (buf[0]) {
+    case 'i': return text == "if" ? Keyword::kIf : text == "in" ? Keyword::kIn : Keyword::kNone;
+    case 't':
+      return text == "then" ? Keyword::kThen : text == "time" ? Keyword::kTime : Keyword::kNone;
+    case 'e':
+      return text == "elif"   ? Keyword::kElif
+             : text == "else" ? Keyword::kElse
+             : text == "esac" ? Keyword::kEsac
+                              : Keyword::kNone;
+    case 'f':
+      return text == "fi"         ? Keyword::kFi
+             : text == "for"      ? Keyword::kFor
+             : text == "function" ? Keyword::kFunction
+                                  : Keyword::kNone;
+    case 'w': return text == "while" ? Keyword::kWhile : Keyword::kNone;
+    case 'u': return text == "until" ? Keyword::kUntil : Keyword::kNone;
+    case 'd': return text == "do" ? Keyword::kDo : text == "done" ? Keyword::kDone : Keyword::kNone;
+    case 's': return text == "select" ? Keyword::kSelect : Keyword::kNone;
+    case 'c':
+      return text == "case" ? Keyword::kCase : text == "coproc" ? Keyword::kCoproc : Keyword::kNone;
+    case '{': return Keyword::kBraceOpen;
+    case '}': return Keyword::kBraceClose;
+    case '!': return Keyword::kBang;
+    case '[': return Keyword::kCondOpen;
+    default: break;
   }
   return Keyword::kNone;
 }
@@ -365,7 +391,7 @@ done:
   if (word.expansions != 1 || word.text.size() != 1 || word.text[0] != kExpansionMark) {
     word.var = {};
   }
-  FinishBraces(word);
+  if (word.flags & kBrace) FinishBraces(word);
   return word.end > word.begin;
 }
 
@@ -415,6 +441,18 @@ void Parser::ScanDoubleQuoted(Word& word) {
       return;
     }
     char c = src_[pos_];
+    if (c != '"' && c != '\\' && c != '$' && c != '`') {
+      // A run of bytes that stand for themselves, appended at once (a
+      // continuation starts with a backslash, so none is inside it).
+      std::size_t run = pos_ + 1;
+      while (run < end_ && src_[run] != '"' && src_[run] != '\\' && src_[run] != '$' &&
+             src_[run] != '`') {
+        ++run;
+      }
+      word.text.append(src_.substr(pos_, run - pos_));
+      pos_ = run;
+      continue;
+    }
     if (c == '"') {
       ++pos_;
       return;

@@ -10,11 +10,6 @@
 
 namespace corral::policy::shell {
 
-std::pair<std::size_t, std::size_t> Origin::Map(std::size_t begin, std::size_t end) const {
-  if (exact) return {base + begin, base + end};
-  return {span_begin, span_end};
-}
-
 Origin Origin::Nested(std::string_view source, std::size_t begin, std::size_t end,
                       std::string_view text) const {
   Origin nested;
@@ -545,7 +540,10 @@ void Parser::ParseSimpleCommand(std::uint32_t pipeline_id, std::uint32_t pipe_in
       SkipComment();
       break;
     }
-    if (ParseRedirect(&redirects)) continue;
+    // Only these bytes can start a redirection (2>, {fd}>, <, >, &>).
+    if ((IsDigit(c) || c == '{' || c == '<' || c == '>' || c == '&') && ParseRedirect(&redirects)) {
+      continue;
+    }
     if (c == '(') {
       if (words.size() == 1 && redirects.empty() && !(words[0].flags & kQuoted)) {
         ++pos_;  // name () compound-command
@@ -564,14 +562,14 @@ void Parser::ParseSimpleCommand(std::uint32_t pipeline_id, std::uint32_t pipe_in
       ParseSubshell();
       continue;
     }
-    Word word;
-    if (!ScanWord(word)) {
+    // Scanned in place: a Word moved into the vector cost a copy of its text.
+    if (!ScanWord(words.emplace_back())) {
+      words.pop_back();
       Error("unexpected character");
       ++pos_;
       continue;
     }
-    CheckEvaluatedWord(word);
-    words.push_back(std::move(word));
+    CheckEvaluatedWord(words.back());
   }
   bool waiting = std::any_of(redirects.begin(), redirects.end(), [this](const Redirect& r) {
     return r.op == RedirectOp::kHeredoc && r.heredoc_index >= next_heredoc_;

@@ -1,7 +1,8 @@
 #include "policy/wrappers.h"
 
 #include <algorithm>
-#include <unordered_map>
+
+#include "policy/name_hash.h"
 
 namespace corral::policy {
 namespace {
@@ -190,11 +191,11 @@ bool InList(std::string_view list, std::string_view word) { return LongArity(lis
 
 bool IsWrapperName(std::string_view name) {
   static const auto* names = [] {
-    auto* set = new std::unordered_map<std::string_view, const WrapperSpec*>();
-    for (const WrapperSpec& spec : kWrappers) set->emplace(spec.name, &spec);
+    auto* set = new NameTable<bool>();
+    for (const WrapperSpec& spec : kWrappers) set->Add(spec.name, true);
     return set;
   }();
-  return names->count(name) > 0 || (name.starts_with("with-") && name.size() > 5);
+  return names->Find(name) != nullptr || (name.starts_with("with-") && name.size() > 5);
 }
 
 const WrapperSpec* FindWrapper(std::string_view name, std::span<const Arg> args,

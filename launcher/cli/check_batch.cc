@@ -6,8 +6,11 @@
 // which stays the reference: the output is the same bytes either way.
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,8 +25,10 @@ constexpr std::size_t kWriteBlock = 64 * 1024;
 
 // The command of a line shaped {"command": "..."} whose string is ASCII with
 // no \u escape; false for anything else (the caller asks nlohmann::json then,
-// so every error and every other shape reads as before).
-bool ReadCommandLine(std::string_view line, std::string& command) {
+// so every error and every other shape reads as before). `command` views
+// `line` when the string holds no escape (most do: nothing is copied), else
+// `scratch`.
+bool ReadCommandLine(std::string_view line, std::string& scratch, std::string_view& command) {
   std::size_t i = 0;
   auto skip_space = [&] {
     while (i < line.size() && IsJsonSpace(line[i])) ++i;
@@ -40,7 +45,15 @@ bool ReadCommandLine(std::string_view line, std::string& command) {
   skip_space();
   if (!take(":")) return false;
   skip_space();
-  if (!ReadPlainJsonString(line, i, command)) return false;
+  if (i >= line.size() || line[i] != '"') return false;
+  std::size_t run = PlainJsonRunEnd(line, i + 1);
+  if (run < line.size() && line[run] == '"') {
+    command = line.substr(i + 1, run - i - 1);
+    i = run + 1;
+  } else {
+    if (!ReadPlainJsonString(line, i, scratch)) return false;
+    command = scratch;
+  }
   skip_space();
   if (!take("}")) return false;
   skip_space();
@@ -54,8 +67,7 @@ void AppendJsonString(std::string& out, std::string_view text) {
   std::size_t before = out.size();
   out.push_back('"');
   for (std::size_t i = 0; i < text.size();) {
-    std::size_t run = i;
-    while (run < text.size() && IsPlainJsonByte(text[run])) ++run;
+    std::size_t run = PlainJsonRunEnd(text, i);
     out.append(text, i, run - i);
     if (run == text.size()) break;
     unsigned char c = static_cast<unsigned char>(text[run]);
@@ -83,37 +95,84 @@ void AppendJsonString(std::string& out, std::string_view text) {
   out.push_back('"');
 }
 
+// What a verdict line is made of.
+struct VerdictParts {
+  const std::string* dangerous = nullptr;  // the category, or null
+  bool deny = false;
+  const std::string* entry = nullptr;  // the listed entry, or null
+  policy::ReasonText reason;
+
+  VerdictParts(const policy::MatchResult& match, const policy::Verdict& verdict)
+      : dangerous(match.dangerous ? &match.dangerous->category : nullptr),
+        deny(verdict.decision == policy::Decision::kDeny),
+        entry(match.finding == policy::Finding::kListed ? &match.entry : nullptr),
+        reason(policy::ReasonFor(match, verdict)) {}
+};
+
 // {"dangerous":...,"decision":...,"entry":...,"reason":...}: nlohmann::json's
 // key order (sorted), no spaces.
-void AppendVerdict(std::string& out, const policy::MatchResult& match,
-                   const policy::Verdict& verdict) {
-  out += "{\"dangerous\":";
-  if (match.dangerous) {
-    AppendJsonString(out, match.dangerous->category);
+void AppendVerdict(std::string& out, const VerdictParts& parts) {
+  using namespace std::string_view_literals;
+  out += "{\"dangerous\":"sv;
+  if (parts.dangerous != nullptr) {
+    AppendJsonString(out, *parts.dangerous);
   } else {
-    out += "null";
+    out += "null"sv;
   }
-  out += verdict.decision == policy::Decision::kDeny ? ",\"decision\":\"deny\",\"entry\":"
-                                                     : ",\"decision\":\"allow\",\"entry\":";
-  if (match.finding == policy::Finding::kListed) {
-    AppendJsonString(out, match.entry);
+  out += parts.deny ? ",\"decision\":\"deny\",\"entry\":"sv : ",\"decision\":\"allow\",\"entry\":"sv;
+  if (parts.entry != nullptr) {
+    AppendJsonString(out, *parts.entry);
   } else {
-    out += "null";
+    out += "null"sv;
   }
-  out += ",\"reason\":";
-  policy::ReasonText reason = policy::ReasonFor(match, verdict);
-  if (reason.prefix.empty()) {
-    AppendJsonString(out, reason.detail);
+  out += ",\"reason\":"sv;
+  if (parts.reason.prefix.empty()) {
+    AppendJsonString(out, parts.reason.detail);
   } else {
-    AppendJsonString(out, std::string(reason.prefix) + std::string(reason.detail));
+    AppendJsonString(out, std::string(parts.reason.prefix) + std::string(parts.reason.detail));
   }
-  out += "}\n";
+  out += "}\n"sv;
 }
 
+// The verdict line written last and what it was made of: most lines of a
+// history, repeated or not, get the same verdict, and the same parts make
+// the same bytes, so writing it again is one copy.
+class LastVerdict {
+ public:
+  void Append(std::string& out, const VerdictParts& parts) {
+    if (!Same(parts)) {
+      std::size_t start = out.size();
+      AppendVerdict(out, parts);
+      line_.assign(out, start);
+      has_dangerous_ = parts.dangerous != nullptr;
+      dangerous_ = has_dangerous_ ? *parts.dangerous : std::string();
+      deny_ = parts.deny;
+      has_entry_ = parts.entry != nullptr;
+      entry_ = has_entry_ ? *parts.entry : std::string();
+      prefix_.assign(parts.reason.prefix);
+      detail_.assign(parts.reason.detail);
+      return;
+    }
+    out += line_;
+  }
+
+ private:
+  bool Same(const VerdictParts& parts) const {
+    return !line_.empty() && (parts.dangerous != nullptr) == has_dangerous_ &&
+           (!has_dangerous_ || *parts.dangerous == dangerous_) && parts.deny == deny_ &&
+           (parts.entry != nullptr) == has_entry_ && (!has_entry_ || *parts.entry == entry_) &&
+           parts.reason.prefix == prefix_ && parts.reason.detail == detail_;
+  }
+  std::string line_;
+  bool has_dangerous_ = false, deny_ = false, has_entry_ = false;
+  std::string dangerous_, entry_, prefix_, detail_;
+};
+
 void AppendError(std::string& out, std::size_t number) {
-  out += "{\"error\":\"line ";
+  using namespace std::string_view_literals;
+  out += "{\"error\":\"line "sv;
   out += std::to_string(number);
-  out += ": expected a JSON object like {\\\"command\\\": \\\"...\\\"}\"}\n";
+  out += ": expected a JSON object like {\\\"command\\\": \\\"...\\\"}\"}\n"sv;
 }
 
 // Verdict lines already written, by command text. The matcher reads nothing
@@ -168,6 +227,39 @@ class VerdictMemo {
   std::vector<Slot> slots_;
 };
 
+// Bytes read and not yet decided. Room for a read is not zero-filled first,
+// as std::string::resize did (a memset of every block, 2% of a line's cost).
+class ReadBuffer {
+ public:
+  std::string_view view() const { return {data_.get(), size_}; }
+  // Drops the first `n` bytes.
+  void Consume(std::size_t n) {
+    if (n == 0) return;
+    std::memmove(data_.get(), data_.get() + n, size_ - n);
+    size_ -= n;
+  }
+  // Appends up to `block` bytes read from `fd`: read's answer (0 at the end).
+  ssize_t ReadFrom(int fd, std::size_t block) {
+    if (capacity_ - size_ < block) Grow(size_ + block);
+    ssize_t n = read(fd, data_.get() + size_, block);
+    while (n < 0 && errno == EINTR) n = read(fd, data_.get() + size_, block);
+    if (n > 0) size_ += static_cast<std::size_t>(n);
+    return n;
+  }
+
+ private:
+  void Grow(std::size_t need) {
+    std::size_t capacity = std::max(need, capacity_ * 2);
+    auto bigger = std::make_unique_for_overwrite<char[]>(capacity);
+    if (size_ > 0) std::memcpy(bigger.get(), data_.get(), size_);
+    data_ = std::move(bigger);
+    capacity_ = capacity;
+  }
+  std::unique_ptr<char[]> data_;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
+
 // Writes all of `out` to stdout and empties it. After a failed write the
 // rest is dropped, as std::cout did (a closed pipe ends the process first).
 void Flush(std::string& out, bool& broken) {
@@ -178,46 +270,44 @@ void Flush(std::string& out, bool& broken) {
 }  // namespace
 
 int RunCheckBatch(int fd, const policy::Matcher& matcher, const policy::Policy& policy) {
-  std::string in, out, command;
+  ReadBuffer in;
+  std::string out, scratch;
   out.reserve(kWriteBlock + 4096);
   std::size_t start = 0, number = 0;
   bool at_end = false, broken = false;
   VerdictMemo memo;
+  LastVerdict last;
   auto decide = [&](std::string_view line) {
     ++number;
-    const std::string* text = &command;
+    std::string_view text;
     nlohmann::json parsed;
-    if (!ReadCommandLine(line, command)) {
+    if (!ReadCommandLine(line, scratch, text)) {
       parsed = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
       if (!parsed.is_object() || !parsed.contains("command") || !parsed["command"].is_string()) {
         AppendError(out, number);
         return;
       }
-      text = &parsed["command"].get_ref<const std::string&>();
+      text = parsed["command"].get_ref<const std::string&>();
     }
     std::size_t hash = 0;
-    if (const std::string* seen = memo.Find(*text, hash)) {
+    if (const std::string* seen = memo.Find(text, hash)) {
       out += *seen;
       return;
     }
     std::size_t start_of_line = out.size();
-    auto match = matcher.Check(*text);
-    AppendVerdict(out, match, policy::DecideUnattended(match, policy, matcher.empty()));
-    memo.Keep(*text, hash, std::string_view(out).substr(start_of_line));
+    auto match = matcher.Check(text);
+    last.Append(out, VerdictParts(match, policy::DecideUnattended(match, policy, matcher.empty())));
+    memo.Keep(text, hash, std::string_view(out).substr(start_of_line));
   };
   while (!at_end) {
     // Before a read that may wait, the verdicts so far go out: a caller that
     // writes one line and waits for its answer gets it.
     Flush(out, broken);
-    in.erase(0, start);
+    in.Consume(start);
     start = 0;
-    std::size_t have = in.size();
-    in.resize(have + kReadBlock);
-    ssize_t n = read(fd, in.data() + have, kReadBlock);
-    while (n < 0 && errno == EINTR) n = read(fd, in.data() + have, kReadBlock);
-    in.resize(have + static_cast<std::size_t>(n > 0 ? n : 0));
-    at_end = n <= 0;
-    std::string_view view(in);
+    std::size_t have = in.view().size();
+    at_end = in.ReadFrom(fd, kReadBlock) <= 0;
+    std::string_view view = in.view();
     // What was kept from the last block holds no newline: search the new bytes
     // only, so a line of many blocks is scanned once.
     for (std::size_t end, from = have; (end = view.find('\n', from)) != std::string_view::npos;
