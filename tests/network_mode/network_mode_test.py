@@ -38,6 +38,9 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "launcher"))
+import slow_engine  # noqa: E402  (its pipe: one direction of a relayed connection)
+
 RESULTS = {"pass": 0, "fail": 0}
 PROBE = pathlib.Path(__file__).resolve().parent.parent / "launcher" / "probe.sh"
 
@@ -430,19 +433,8 @@ class CopierPutEngine:
         upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         upstream.connect(self.engine_socket)
         upstream.sendall(b" ".join((method, target, version)) + b"\r\n" + rest)
-
-        def pump(src, dst):
-            try:
-                while True:
-                    data = src.recv(65536)
-                    if not data:
-                        break
-                    dst.sendall(data)
-                dst.shutdown(socket.SHUT_WR)
-            except OSError:
-                pass
-        threading.Thread(target=pump, args=(upstream, client), daemon=True).start()
-        pump(client, upstream)
+        threading.Thread(target=slow_engine.pipe, args=(upstream, client), daemon=True).start()
+        slow_engine.pipe(client, upstream)
 
     def close(self):
         self.listener.close()
