@@ -13,8 +13,6 @@ namespace corral::launcher::network_mode {
 // container is made only to fill the volume.
 Result<void> MakeSidecar(Engine& engine, const SessionPlan& plan, const Layout& layout,
                          const SessionFiles& files, const std::string& image, bool fill) {
-  auto tar = fill ? SessionVolumeTar(files, ::time(nullptr)) : std::optional<std::string>("");
-  if (!tar) return Error("the session's files do not fit a tar header");
   auto sidecar = engine.CreateContainer(
       ForEngine(SidecarBody(plan, layout, image, kSidecarNetwork, engine.podman()), engine),
       layout.sidecar, "make the proxy sidecar");
@@ -31,6 +29,8 @@ Result<void> MakeSidecar(Engine& engine, const SessionPlan& plan, const Layout& 
   }
   if (!sidecar) return sidecar.error();
   if (!fill) return Ok();
+  auto tar = SessionVolumeTar(files, ::time(nullptr));
+  if (!tar) return Error("the session's files do not fit a tar header");
   if (auto put = engine.PutArchive(*sidecar, kSessionFillPath, *tar); !put) {
     return put.error().Context("fill the session volume");
   }

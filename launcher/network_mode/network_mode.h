@@ -321,7 +321,6 @@ Result<ProjectScan> ScanProject(const std::string& project_dir, std::uint32_t ui
 struct CopyIn {
   CopyManifest manifest;
   std::string tar;
-  std::string image;  // the copier's
   // Docker: the session volume's files (SessionVolumeTar put at "/"), sent
   // with the project in the same PUT (each PUT costs Docker ~75 ms, as it
   // mounts the container's root). The copier then holds the session volume,

@@ -214,7 +214,7 @@ Result<CopyIn> PrepareCopyIn(Engine& engine, const Layout& layout, const std::st
   CopierArchive names = CopierArchiveFor(engine.podman());
   auto scan = ScanProject(project_dir, uid, gid, names.put_root);
   if (!scan) return scan.error().Context("copy the project into the box's volume");
-  CopyIn copy{std::move(scan->manifest), std::move(scan->tar), image, ""};
+  CopyIn copy{std::move(scan->manifest), std::move(scan->tar), ""};
   CopyManifest& manifest = copy.manifest;
   manifest.session_id = layout.session_id;
   manifest.volume = layout.project_volume;
@@ -237,7 +237,7 @@ Result<void> FillCopyIn(Engine& engine, const Layout& layout, const CopyIn& copy
   // A new session's name: no copier can be there. It stays for the
   // copy-back, which removes it (so do the reaper and `corral stop`).
   const bool both = !copy.session_tar.empty();
-  auto copier = engine.CreateContainer(ForEngine(CopierBody(layout, copy.image, both), engine),
+  auto copier = engine.CreateContainer(ForEngine(CopierBody(layout, copy.manifest.image, both), engine),
                                        layout.copier,
                                        "make the container that copies the project in");
   // One tar: the project's without its end (two zero blocks), then the session's.

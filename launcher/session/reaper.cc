@@ -49,12 +49,12 @@ bool SendUntilDone(const Endpoint& endpoint, const std::string& method, const st
   // session made. A container the engine was still making when corral died
   // answers its DELETE with 404 and appears afterwards, holding the
   // session's volumes: so, when anything could not go, a second round.
-  bool all = SendUntilDone(endpoint, "DELETE", "/containers/" + name + "?force=true");
-  for (const ApiCall& call : then) all = SendUntilDone(endpoint, call.method, call.path) && all;
-  if (!all) {
-    SendUntilDone(endpoint, "DELETE", "/containers/" + name + "?force=true");
-    for (const ApiCall& call : then) SendUntilDone(endpoint, call.method, call.path);
-  }
+  auto round = [&] {
+    bool all = SendUntilDone(endpoint, "DELETE", "/containers/" + name + "?force=true");
+    for (const ApiCall& call : then) all = SendUntilDone(endpoint, call.method, call.path) && all;
+    return all;
+  };
+  if (!round()) round();
   std::error_code ec;
   std::filesystem::remove_all(session_dir, ec);
   ::_exit(0);
