@@ -39,23 +39,32 @@ Result<Bound> BindUnix(const std::string& path, unsigned mode) {
   Bound out;
   sockaddr_un sun{};
   sun.sun_family = AF_UNIX;
-  if (path.empty() || path.size() >= sizeof sun.sun_path) {
+  const std::string making = path + ".making";  // see below
+  if (path.empty() || making.size() >= sizeof sun.sun_path) {
     return Error("unix socket path '" + path + "' is empty or longer than " +
-                 std::to_string(sizeof sun.sun_path - 1) + " bytes");
+                 std::to_string(sizeof sun.sun_path - 1 - (making.size() - path.size())) +
+                 " bytes");
   }
-  std::memcpy(sun.sun_path, path.data(), path.size());
   struct stat st{};
-  if (lstat(path.c_str(), &st) == 0) {
-    if (!S_ISSOCK(st.st_mode)) return Error(path + " exists and is not a socket; remove it or pick another path");
-    ::unlink(path.c_str());  // a stale socket from an earlier run
+  if (lstat(path.c_str(), &st) == 0 && !S_ISSOCK(st.st_mode)) {
+    return Error(path + " exists and is not a socket; remove it or pick another path");
   }
+  // Made under a name of its own, given its mode, listening, and only then
+  // renamed into place: a client that finds the path (the box's shim waits
+  // for it) is never refused by a mode not set yet or a listen not made yet.
+  std::memcpy(sun.sun_path, making.data(), making.size());
+  ::unlink(making.c_str());
   out.fd = UniqueFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!out.fd.valid()) return Error::FromErrno("socket(AF_UNIX)");
   if (::bind(out.fd.get(), reinterpret_cast<sockaddr*>(&sun), sizeof sun) != 0) {
-    return Error::FromErrno("cannot bind " + path);
+    return Error::FromErrno("cannot bind " + making);
   }
-  // Nobody can connect before listen(), so tightening the mode here is not racy.
-  if (::chmod(path.c_str(), mode) != 0) return Error::FromErrno("chmod " + path);
+  if (::chmod(making.c_str(), mode) != 0 || ::listen(out.fd.get(), SOMAXCONN) != 0 ||
+      ::rename(making.c_str(), path.c_str()) != 0) {
+    Error failed = Error::FromErrno("cannot listen on " + path);
+    ::unlink(making.c_str());
+    return failed;
+  }
   out.address = "unix:" + path;
   out.unix_path = path;
   return out;
@@ -132,7 +141,9 @@ Result<std::unique_ptr<Proxy>> ProxyStarter::Start(const ProxyConfig& config, Se
   bool is_unix = config.listen.rfind("unix:", 0) == 0;
   auto bound = is_unix ? BindUnix(config.listen.substr(5), config.socket_mode) : BindTcp(config.listen);
   if (!bound) return bound.error();
-  if (::listen(bound->fd.get(), SOMAXCONN) != 0) return Error::FromErrno("listen " + config.listen);
+  if (!is_unix && ::listen(bound->fd.get(), SOMAXCONN) != 0) {
+    return Error::FromErrno("listen " + config.listen);
+  }
   if (bound->ip) {
     shared->self_addresses = SelfAddresses(*bound->ip);
     shared->self_port = bound->port;

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -454,6 +455,48 @@ TEST_F(ProxyTest, UnixSocketIsPrivate) {
   EXPECT_EQ(proxy_->address(), "unix:" + path);
   proxy_->Stop();
   EXPECT_NE(::stat(path.c_str(), &st), 0);
+}
+
+// A client waiting for the socket (the box's shim waits for the sidecar's)
+// must find it ready: the path appears only once it has its mode and
+// listens, never bound but refusing. A watcher spins on the path while the
+// proxy starts, many times; a stale socket at the path is replaced.
+TEST_F(ProxyTest, UnixSocketAppearsOnlyWhenReady) {
+  std::string path = ::testing::TempDir() + "corral-proxy-ready.sock";
+  ::unlink(path.c_str());
+  int seen_early = 0, refused = 0;
+  for (int round = 0; round < 40; ++round) {
+    std::atomic<bool> stop{false};
+    std::thread watcher([&] {
+      struct stat st {};
+      while (!stop && ::stat(path.c_str(), &st) != 0) {
+      }
+      if (stop) return;
+      if ((st.st_mode & 0777) != 0600) ++seen_early;
+      sockaddr_un sun{};
+      sun.sun_family = AF_UNIX;
+      std::memcpy(sun.sun_path, path.c_str(), path.size() + 1);
+      UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+      if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&sun), sizeof sun) != 0) ++refused;
+    });
+    ProxyConfig config;
+    config.listen = "unix:" + path;
+    Start(config);
+    stop = true;
+    watcher.join();
+    proxy_->Stop();
+    if (round % 2 == 0) {  // leave a stale socket for the next round to replace
+      sockaddr_un sun{};
+      sun.sun_family = AF_UNIX;
+      std::memcpy(sun.sun_path, path.c_str(), path.size() + 1);
+      UniqueFd stale(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+      ASSERT_EQ(::bind(stale.get(), reinterpret_cast<sockaddr*>(&sun), sizeof sun), 0);
+    }
+  }
+  EXPECT_EQ(seen_early, 0) << "the path was there before its mode was set";
+  EXPECT_EQ(refused, 0) << "the path was there before the socket listened";
+  EXPECT_NE(::access((path + ".making").c_str(), F_OK), 0) << "no temporary name is left";
+  ::unlink(path.c_str());
 }
 
 TEST_F(ProxyTest, ForwardsPlainHttpWithCanonicalHost) {

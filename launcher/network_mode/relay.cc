@@ -27,20 +27,28 @@ constexpr std::size_t kMaxLine = (1 << 20) + 64 * 1024;  // the oracle's own bou
 // base's WriteAll for a whole line.
 bool WriteLine(int fd, const std::string& line) { return WriteAll(fd, line.data(), line.size()); }
 
+// Made under a name of its own, open to the agent's uid, listening, and only
+// then renamed into place: the shim waits for the path to appear, and a
+// socket it finds before its mode is set would refuse it (EACCES).
 Result<UniqueFd> Listen(const std::string& path) {
   sockaddr_un address{};
-  if (path.size() >= sizeof address.sun_path) return Error("relay socket path too long: " + path);
+  const std::string making = path + ".making";
+  if (making.size() >= sizeof address.sun_path) return Error("relay socket path too long: " + path);
   UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (!fd.valid()) return Error::FromErrno("relay socket");
   address.sun_family = AF_UNIX;
-  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
-  ::unlink(path.c_str());
+  std::memcpy(address.sun_path, making.c_str(), making.size() + 1);
+  ::unlink(making.c_str());
   if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
     return Error::FromErrno("cannot listen on " + path);
   }
   // The agent runs as another uid; reaching this socket is its whole purpose.
-  ::chmod(path.c_str(), 0666);
-  if (::listen(fd.get(), 64) != 0) return Error::FromErrno("listen on " + path);
+  if (::chmod(making.c_str(), 0666) != 0 || ::listen(fd.get(), 64) != 0 ||
+      ::rename(making.c_str(), path.c_str()) != 0) {
+    Error failed = Error::FromErrno("listen on " + path);
+    ::unlink(making.c_str());
+    return failed;
+  }
   return fd;
 }
 

@@ -1,10 +1,12 @@
 #include <poll.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <thread>
@@ -99,6 +101,51 @@ TEST(Relay, CarriesEachQuestionOutAndItsAnswerBackThenGoesWithTheStream) {
   for (int fd : {first, second, bad, unanswered, held, to_relay[0], from_relay[0], from_relay[1]}) {
     ::close(fd);
   }
+  std::filesystem::remove_all(dir);
+}
+
+// The box's shim waits for the relay's sockets to appear and takes any
+// other answer than "not there" as final: a path must appear open to the
+// agent's uid (0666) and listening. A watcher spins on both paths while the
+// relay starts, many times.
+TEST(Relay, ItsSocketsAppearOnlyWhenReady) {
+  std::string dir =
+      std::filesystem::temp_directory_path() / ("relay-ready-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string path = dir + "/oracle.sock", watchdog = dir + "/watchdog.sock";
+  int early = 0, refused = 0;
+  for (int round = 0; round < 60; ++round) {
+    std::atomic<bool> stop{false};
+    std::thread watcher([&] {
+      for (const std::string& p : {watchdog, path}) {
+        struct stat st {};
+        while (!stop && ::stat(p.c_str(), &st) != 0) {
+        }
+        if (stop) return;
+        if ((st.st_mode & 0777) != 0666) ++early;
+        sockaddr_un address{};
+        address.sun_family = AF_UNIX;
+        std::strncpy(address.sun_path, p.c_str(), sizeof address.sun_path - 1);
+        int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) ++refused;
+        ::close(fd);
+      }
+    });
+    int to_relay[2], from_relay[2];
+    ASSERT_EQ(::pipe(to_relay), 0);
+    ASSERT_EQ(::pipe(from_relay), 0);
+    std::thread relay([&] { (void)RunRelay({path, watchdog}, to_relay[0], from_relay[1]); });
+    EXPECT_EQ(ReadLine(from_relay[0]), kRelayReady);
+    stop = true;
+    watcher.join();
+    ::close(to_relay[1]);
+    relay.join();
+    for (int fd : {to_relay[0], from_relay[0], from_relay[1]}) ::close(fd);
+  }
+  EXPECT_EQ(early, 0) << "a socket's path was there before its mode was set";
+  EXPECT_EQ(refused, 0) << "a socket's path was there before it listened";
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 0)
+      << "no temporary name is left";
   std::filesystem::remove_all(dir);
 }
 
