@@ -1,6 +1,8 @@
 // corral ps and corral stop: sessions found by their label on the engine.
+#include <chrono>
 #include <ctime>
 #include <sstream>
+#include <thread>
 
 #include "launcher/engine/engine.h"
 #include "launcher/launcher.h"
@@ -70,6 +72,42 @@ Result<std::string> CopyBackLeftover(Engine& engine, const std::string& id) {
          "); it is kept: copy its files out with a container that mounts it\n";
 }
 
+// Removes every container of the session (the box, a network mode's
+// sidecar; one made while corral was being killed outlives its reaper), but
+// the copier when asked: a copy-back reads through it.
+Result<void> RemoveContainersOf(Engine& engine, const std::string& session,
+                                const nlohmann::json& list, bool but_copier) {
+  for (const auto& c : list) {
+    if (Label(c, kLabelSession) != session ||
+        (but_copier && Label(c, network_mode::kLabelPart) == "copier")) {
+      continue;
+    }
+    if (auto ok = engine.Remove(c.value("Id", "")); !ok) return ok.error();
+  }
+  return Ok();
+}
+
+// What the network mode made for the session, once its project is home. A
+// create the engine was still doing when corral died can make a container
+// after the first look, and its volumes stay in use while it exists: so,
+// when the teardown fails, the session's containers go again and it is
+// tried again, for a few seconds.
+Result<void> TearDownLeftovers(Engine& engine, const std::string& session) {
+  const auto layout = network_mode::LayoutFor(session);
+  auto torn_down = network_mode::TearDown(engine, layout);
+  for (int attempt = 0; !torn_down && attempt < 10; ++attempt) {
+    log::info("stop: {} (tried again)", torn_down.error().message);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    auto list = engine.ListByLabel(kLabelSession, /*all=*/true);
+    if (!list) return list.error();
+    if (auto ok = RemoveContainersOf(engine, session, *list, /*but_copier=*/false); !ok) {
+      return ok.error();
+    }
+    torn_down = network_mode::TearDown(engine, layout);
+  }
+  return torn_down;
+}
+
 }  // namespace
 
 Result<std::string> ListSessions(const policy::Policy& policy, const std::string& flag) {
@@ -117,20 +155,14 @@ Result<std::string> StopSession(const policy::Policy& policy, const std::string&
     return Error("no corral session " + id + " on " + engine->name() +
                  " (corral ps lists the running ones)");
   }
-  // Every container of the session (the box, a network mode's sidecar; one
-  // made while corral was being killed outlives its reaper), but the
-  // copier, which the copy-back reads through.
-  for (const auto& c : *list) {
-    if (Label(c, kLabelSession) != session || Label(c, network_mode::kLabelPart) == "copier") {
-      continue;
-    }
-    if (auto ok = engine->Remove(c.value("Id", "")); !ok) return ok.error();
-  }
   // The box is gone (or was already): its project comes home if a volume
   // holds it, and what the network mode made for it goes.
+  if (auto ok = RemoveContainersOf(*engine, session, *list, /*but_copier=*/true); !ok) {
+    return ok.error();
+  }
   auto copied = CopyBackLeftover(*engine, session);
   if (!copied) return copied.error();
-  auto torn_down = network_mode::TearDown(*engine, network_mode::LayoutFor(session));
+  auto torn_down = TearDownLeftovers(*engine, session);
   if (copied->empty() && !found) {
     if (!torn_down) return torn_down.error();
     return Error("no corral session " + id + " on " + engine->name() +
