@@ -465,11 +465,12 @@ TEST_F(ProxyTest, UnixSocketAppearsOnlyWhenReady) {
   std::string path = ::testing::TempDir() + "corral-proxy-ready.sock";
   ::unlink(path.c_str());
   int seen_early = 0, refused = 0;
+  ino_t stale_inode = 0;  // a stale socket left at the path is not the new one
   for (int round = 0; round < 40; ++round) {
     std::atomic<bool> stop{false};
     std::thread watcher([&] {
       struct stat st {};
-      while (!stop && ::stat(path.c_str(), &st) != 0) {
+      while (!stop && (::stat(path.c_str(), &st) != 0 || st.st_ino == stale_inode)) {
       }
       if (stop) return;
       if ((st.st_mode & 0777) != 0600) ++seen_early;
@@ -491,6 +492,11 @@ TEST_F(ProxyTest, UnixSocketAppearsOnlyWhenReady) {
       std::memcpy(sun.sun_path, path.c_str(), path.size() + 1);
       UniqueFd stale(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
       ASSERT_EQ(::bind(stale.get(), reinterpret_cast<sockaddr*>(&sun), sizeof sun), 0);
+      struct stat st {};
+      ASSERT_EQ(::stat(path.c_str(), &st), 0);
+      stale_inode = st.st_ino;
+    } else {
+      stale_inode = 0;
     }
   }
   EXPECT_EQ(seen_early, 0) << "the path was there before its mode was set";
