@@ -24,7 +24,12 @@ RUN apt-get update \
       ca-certificates $RUNTIME_PACKAGES \
  && rm -rf /var/lib/apt/lists/*
 COPY corral /usr/bin/corral
-COPY corral-shim corral-shell /usr/lib/corral/
+# The network mode's copier has the session volume at /corral-session: Docker
+# copies what the image holds there into the empty volume when it makes the
+# copier, so the shim and the shell need not travel with the session's files.
+COPY corral-shim corral-shell /corral-session/bin/
+RUN mkdir -p /usr/lib/corral \
+ && ln -s /corral-session/bin/corral-shim /corral-session/bin/corral-shell /usr/lib/corral/
 RUN corral --version
 # The network mode's relay volume is mounted here: an empty volume takes
 # this folder's owner, so the sidecar (nobody) can make its sockets there.

@@ -6,10 +6,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <array>
 #include <cctype>
 #include <mutex>
+#include <vector>
 
 namespace corral::launcher {
 namespace {
@@ -112,30 +114,88 @@ CURLSH* TlsSessions() {
   return share;
 }
 
-}  // namespace
+// Handles whose connection to an engine stays open after their request, for
+// the next request to the same engine: a session start makes a dozen, in
+// turn and from several threads, and each new connection costs a connect
+// and (TLS) a handshake, 5-20 ms each on a busy machine. A handle serves one
+// request at a time; libcurl checks a kept connection before reusing it and
+// opens a new one when the engine has closed it. Not in a forked child (the
+// reaper): its parent may hold the lock and uses the same connections.
+class IdleHandles {
+ public:
+  static IdleHandles& Get() {
+    static IdleHandles* pool = new IdleHandles();  // outlives every thread
+    return *pool;
+  }
 
-CurlHandle NewHandle(const Endpoint& endpoint, long connect_timeout_ms) {
-  CurlHandle curl(curl_easy_init());
-  if (!curl) return curl;
-  CURL* c = curl.get();
+  CurlHandle Take(const std::string& key) {
+    if (::getpid() != owner_) return nullptr;
+    std::lock_guard lock(mutex_);
+    for (auto it = idle_.rbegin(); it != idle_.rend(); ++it) {
+      if (it->first != key) continue;
+      CurlHandle handle = std::move(it->second);
+      idle_.erase(std::next(it).base());
+      return handle;
+    }
+    return nullptr;
+  }
+
+  void GiveBack(std::string key, CurlHandle handle) {
+    if (::getpid() != owner_ || !handle) return;
+    std::lock_guard lock(mutex_);
+    if (idle_.size() >= kMaxIdle) idle_.erase(idle_.begin());  // the oldest
+    idle_.emplace_back(std::move(key), std::move(handle));
+  }
+
+ private:
+  static constexpr std::size_t kMaxIdle = 8;
+  const pid_t owner_ = ::getpid();
+  std::mutex mutex_;
+  std::vector<std::pair<std::string, CurlHandle>> idle_;
+};
+
+std::string PoolKey(const Endpoint& endpoint) {
+  return endpoint.base + '\n' + endpoint.socket_path + '\n' + endpoint.cert + '\n' +
+         endpoint.key + '\n' + endpoint.ca;
+}
+
+void SetUp(CURL* c, const Endpoint& endpoint, long connect_timeout_ms) {
   if (!endpoint.socket_path.empty()) {
     curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, endpoint.socket_path.c_str());
   }
   if (!endpoint.cert.empty()) curl_easy_setopt(c, CURLOPT_SSLCERT, endpoint.cert.c_str());
   if (!endpoint.key.empty()) curl_easy_setopt(c, CURLOPT_SSLKEY, endpoint.key.c_str());
   if (!endpoint.ca.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, endpoint.ca.c_str());
-  if (endpoint.base.rfind("https:", 0) == 0) {
+  // Not in a forked child (the reaper): a lock of the share may have been
+  // held by another thread when it forked.
+  static const pid_t share_owner = ::getpid();
+  if (endpoint.base.rfind("https:", 0) == 0 && ::getpid() == share_owner) {
     if (CURLSH* sessions = TlsSessions()) curl_easy_setopt(c, CURLOPT_SHARE, sessions);
   }
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, connect_timeout_ms);
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+}
+
+}  // namespace
+
+CurlHandle NewHandle(const Endpoint& endpoint, long connect_timeout_ms) {
+  CurlHandle curl(curl_easy_init());
+  if (curl) SetUp(curl.get(), endpoint, connect_timeout_ms);
   return curl;
 }
+
 
 Result<HttpResponse> HttpRequest(const Endpoint& endpoint, const std::string& method,
                                  const std::string& path, const std::string& body,
                                  long timeout_ms, const std::string& content_type) {
-  CurlHandle curl = NewHandle(endpoint, 2000);
+  std::string key = PoolKey(endpoint);
+  CurlHandle curl = IdleHandles::Get().Take(key);
+  if (curl) {
+    curl_easy_reset(curl.get());  // its options; its open connection stays
+    SetUp(curl.get(), endpoint, 2000);
+  } else {
+    curl = NewHandle(endpoint, 2000);
+  }
   if (!curl) return Error("cannot start libcurl");
   CURL* c = curl.get();
   HttpResponse response;
@@ -159,6 +219,7 @@ Result<HttpResponse> HttpRequest(const Endpoint& endpoint, const std::string& me
   }
   if (auto done = Perform(endpoint, c); !done) return done.error();
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
+  IdleHandles::Get().GiveBack(std::move(key), std::move(curl));
   return response;
 }
 

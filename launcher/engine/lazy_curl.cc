@@ -25,6 +25,7 @@ namespace {
 struct Curl {
   decltype(&::curl_easy_init) easy_init = nullptr;
   decltype(&::curl_easy_cleanup) easy_cleanup = nullptr;
+  decltype(&::curl_easy_reset) easy_reset = nullptr;
   CURLcode (*easy_setopt)(CURL*, CURLoption, ...) = nullptr;
   CURLcode (*easy_getinfo)(CURL*, CURLINFO, ...) = nullptr;
   decltype(&::curl_easy_perform) easy_perform = nullptr;
@@ -57,6 +58,7 @@ Curl Open() {
   }
   curl.loaded = Bind(library, "curl_easy_init", curl.easy_init) &&
                 Bind(library, "curl_easy_cleanup", curl.easy_cleanup) &&
+                Bind(library, "curl_easy_reset", curl.easy_reset) &&
                 Bind(library, "curl_easy_setopt", curl.easy_setopt) &&
                 Bind(library, "curl_easy_getinfo", curl.easy_getinfo) &&
                 Bind(library, "curl_easy_perform", curl.easy_perform) &&
@@ -97,6 +99,10 @@ CURL* curl_easy_init() { return Get().loaded ? Get().easy_init() : nullptr; }
 
 void curl_easy_cleanup(CURL* handle) {
   if (handle != nullptr) Get().easy_cleanup(handle);
+}
+
+void curl_easy_reset(CURL* handle) {
+  if (handle != nullptr) Get().easy_reset(handle);
 }
 
 CURLcode curl_easy_setopt(CURL* handle, CURLoption option, ...) {

@@ -25,13 +25,15 @@ Layout LayoutFor(const std::string& session_id) {
 }
 
 std::optional<std::string> SessionVolumeTar(const SessionFiles& files, std::int64_t mtime,
-                                            const std::string& put_path) {
+                                            const std::string& mount, bool programs) {
   std::vector<TarEntry> entries = {
       {TarEntry::kFolder, "", "", kSessionVolumeMode, files.owner, kSidecarUid},
       {TarEntry::kFolder, "bin", "", 0555, 0, 0},
-      {TarEntry::kFile, "bin/corral-shim", files.shim, 0555, 0, 0},
-      {TarEntry::kFile, "bin/corral-shell", files.shell, 0555, 0, 0},
   };
+  if (programs) {
+    entries.push_back({TarEntry::kFile, "bin/corral-shim", files.shim, 0555, 0, 0});
+    entries.push_back({TarEntry::kFile, "bin/corral-shell", files.shell, 0555, 0, 0});
+  }
   for (const char* name : kShellNames) {
     entries.push_back({TarEntry::kSymlink, std::string("bin/") + name, "corral-shell", 0777, 0, 0});
   }
@@ -49,10 +51,8 @@ std::optional<std::string> SessionVolumeTar(const SessionFiles& files, std::int6
     entries.push_back(
         {TarEntry::kSymlink, socket, std::string(kRelayFolder) + "/" + socket, 0777, 0, 0});
   }
-  // Named from where it is PUT: "corral" from kSessionFillPath (the mount's
-  // parent), "run/corral" from "/".
-  std::string parent = put_path == "/" ? "" : put_path;
-  std::string root = std::string(kSessionMountPoint).substr(parent.size() + 1);
+  // Named from the mount's parent, where it is PUT.
+  std::string root = mount.substr(mount.rfind('/') + 1);
   for (TarEntry& entry : entries) entry.path = root + (entry.path.empty() ? "" : "/" + entry.path);
   return WriteTar(entries, mtime);
 }
@@ -79,7 +79,7 @@ json FillerBody(const Layout& layout, const std::string& image) {
             {"Mounts",
              {{{"Type", "volume"},
                {"Source", layout.session_volume},
-               {"Target", kSessionMountPoint}}}}}}};
+               {"Target", kCopierSessionMount}}}}}}};
 }
 
 json SidecarBody(const SessionPlan& plan, const Layout& layout, const std::string& image,

@@ -88,17 +88,24 @@ inline constexpr const char* kCaFile = "ca.crt";
 // linked to corral-shell, empty, emptydir/, seccomp.json, deny-list, passwd,
 // group, the sockets linked into relay/), ca.crt, and relay/ for the sidecar.
 // Root's and read-only, except relay/. nullopt when a header cannot hold it.
-// `put_path`: where the tar is PUT, kSessionFillPath through the sidecar, or
-// "/" through a copier that has the volume at kSessionMountPoint.
+// `mount`: where the volume is in the container the tar is PUT into, at the
+// mount's parent: kSessionMountPoint in the sidecar (PUT at kSessionFillPath),
+// kCopierSessionMount in the copier (PUT at "/"). `programs` false: without
+// the shim and the shell, which the engine copied in from the corral image.
 std::optional<std::string> SessionVolumeTar(const SessionFiles& files, std::int64_t mtime,
-                                            const std::string& put_path = kSessionFillPath);
+                                            const std::string& mount = kSessionMountPoint,
+                                            bool programs = true);
 
 // The deny list's copy alone, as SessionVolumeTar lays it, to PUT over the
 // volume's while the session runs (a config edit).
 std::optional<std::string> DenyListTar(const std::string& text, std::int64_t mtime);
 
+// Where the copier has the session volume. The corral image holds bin/
+// corral-shim and bin/corral-shell there (Dockerfile), which Docker copies
+// into the empty volume when it makes the copier.
+inline constexpr const char* kCopierSessionMount = "/corral-session";
 // A container created from `image` and never started, with the session
-// volume at /run/corral, to PUT or GET files through (the copier's body
+// volume at kCopierSessionMount, to PUT files through (the copier's body
 // starts from it).
 nlohmann::json FillerBody(const Layout& layout, const std::string& image);
 // `body` as this engine must have it: rootless Podman runs corral's own
@@ -268,7 +275,7 @@ std::map<std::string, std::string> ProjectVolumeLabels(const Layout& layout,
                                                        const std::string& project_dir);
 // A container created from `image` and never started, with the project
 // volume at kCopierMount, to PUT and GET archives through; with the session
-// volume too at kSessionMountPoint, to fill both with one PUT.
+// volume too at kCopierSessionMount, to fill both with one PUT.
 nlohmann::json CopierBody(const Layout& layout, const std::string& image,
                           bool with_session_volume = false);
 

@@ -73,6 +73,22 @@ TEST(SessionVolume, HoldsWhatTheSessionFolderHolds) {
   EXPECT_EQ(by_name["corral/"].mode, 0700u);
 }
 
+// Through the copier (PUT at "/"): named from its mount, and without the
+// programs when the engine copies them in from the corral image.
+TEST(SessionVolume, ThroughTheCopierWithoutThePrograms) {
+  SessionFiles files{"SHIM", "SHELL", "{}", "aws\n", std::nullopt, std::nullopt, std::nullopt, 1000};
+  auto tar = SessionVolumeTar(files, 0, kCopierSessionMount, /*programs=*/false);
+  ASSERT_TRUE(tar);
+  std::map<std::string, Member> by_name;
+  for (const Member& m : Members(*tar)) by_name[m.name] = m;
+  EXPECT_EQ(Members(*tar).front().name, "corral-session/");
+  EXPECT_EQ(by_name["corral-session/"].mode, 0700u);
+  EXPECT_FALSE(by_name.count("corral-session/bin/corral-shim"));
+  EXPECT_FALSE(by_name.count("corral-session/bin/corral-shell"));
+  EXPECT_EQ(by_name["corral-session/bin/sh"].type, '2') << "the shell names still link to it";
+  EXPECT_EQ(by_name["corral-session/deny-list"].size, 4u);
+}
+
 TEST(SessionVolume, TheDenyListAloneIsNamedInsideTheMount) {
   auto tar = DenyListTar("aws\nfrobnicate\n", 0);
   ASSERT_TRUE(tar);
@@ -143,7 +159,8 @@ TEST(FillerBody, MountsTheVolumeAndIsNeverStarted) {
   Layout layout = LayoutFor("0123456789ab");
   json body = FillerBody(layout, "corral:0.1.0");
   EXPECT_EQ(body["HostConfig"]["Mounts"][0]["Source"], layout.session_volume);
-  EXPECT_EQ(body["HostConfig"]["Mounts"][0]["Target"], kSessionMountPoint);
+  EXPECT_EQ(body["HostConfig"]["Mounts"][0]["Target"], kCopierSessionMount)
+      << "where the corral image holds the shim and the shell, for Docker to copy in";
   EXPECT_EQ(body["HostConfig"]["NetworkMode"], "none");
 }
 

@@ -85,10 +85,12 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
   std::error_code ec;
   std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec) return Error("cannot find corral's own program: " + ec.message());
+  // The session's files are read while the engine is asked for the image.
+  auto reading = std::async(std::launch::async, [&plan, &host] { return FilesOf(plan, host); });
   auto image = EnsureCorralImage(engine, CORRAL_VERSION, self, host.ca_bundle, host.shim,
                                  host.shell);
   if (!image) return image.error().Context("the proxy sidecar's image");
-  auto files = FilesOf(plan, host);
+  auto files = reading.get();
   if (!files) return files.error();
   // The project is bound only when the engine sees it at the same path
   // (CORRAL_PROJECT_SHARED=1: a CI runner's build folder shared with its
@@ -142,7 +144,10 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
   // On Docker the copier fills both volumes with one PUT (CopyIn::session_tar).
   const bool one_put = copy && !engine.podman();
   if (one_put) {
-    auto tar = network_mode::SessionVolumeTar(*files, std::time(nullptr), "/");
+    // The shim and the shell are in it already, from the corral image.
+    auto tar = network_mode::SessionVolumeTar(*files, std::time(nullptr),
+                                              network_mode::kCopierSessionMount,
+                                              /*programs=*/false);
     if (!tar) return Error("the session's files do not fit a tar header");
     copy->session_tar = std::move(*tar);
   }

@@ -432,7 +432,11 @@ class CopierPutEngine:
                 break
         upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         upstream.connect(self.engine_socket)
-        upstream.sendall(b" ".join((method, target, version)) + b"\r\n" + rest)
+        # One request per connection, so that each one's head is read here:
+        # corral keeps connections open for its next request.
+        headers = head.split(b"\r\n\r\n", 1)[0].lower()
+        close = b"" if b"\r\nconnection:" in headers else b"Connection: close\r\n"
+        upstream.sendall(b" ".join((method, target, version)) + b"\r\n" + close + rest)
         threading.Thread(target=slow_engine.pipe, args=(upstream, client), daemon=True).start()
         slow_engine.pipe(client, upstream)
 
