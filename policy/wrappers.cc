@@ -201,8 +201,14 @@ bool IsWrapperName(std::string_view name) {
 const WrapperSpec* FindWrapper(std::string_view name, std::span<const Arg> args,
                                std::size_t* first) {
   static constexpr WrapperSpec kWithAnything = {"with-*", "", "", "", "", "", 0, "", 0, 0};
-  for (const WrapperSpec& spec : kWrappers) {
-    if (spec.name != name) continue;
+  // The first spec of each name, as a scan of kWrappers would find it.
+  static const auto* specs = [] {
+    auto* table = new NameTable<const WrapperSpec*>();
+    for (const WrapperSpec& spec : kWrappers) table->Add(spec.name, &spec);
+    return table;
+  }();
+  if (const WrapperSpec* const* found = specs->Find(name)) {
+    const WrapperSpec& spec = **found;
     if (spec.subcommands.empty()) {
       *first = 1;
       return &spec;
