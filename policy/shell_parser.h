@@ -206,17 +206,23 @@ class Parser {
   std::size_t Skip(std::size_t j) const { return continuations_ ? SkipContinuations(j) : j; }
   std::size_t SkipContinuations(std::size_t j) const;
   char Peek() {  // current char after line continuations, '\0' at end
-    pos_ = Skip(pos_);
+    if (continuations_) pos_ = SkipContinuations(pos_);
     return pos_ < end_ ? src_[pos_] : '\0';
   }
   char PeekAt(std::size_t k);  // k chars further, continuations skipped
   void Advance(std::size_t n);  // over n chars, continuations skipped
   bool AtEnd() {
-    pos_ = Skip(pos_);
+    if (continuations_) pos_ = SkipContinuations(pos_);
     return pos_ >= end_;
   }
   void SkipBlanks() {
-    while (IsBlank(Peek())) ++pos_;
+    if (continuations_) {
+      while (IsBlank(Peek())) ++pos_;
+      return;
+    }
+    std::size_t at = pos_;  // a local: a store to pos_ might change end_ for all the compiler knows
+    while (at < end_ && IsBlank(src_[at])) ++at;
+    pos_ = at;
   }
   void SkipComment();
   bool SkipNewline();  // consumes one newline token, reading pending heredocs
