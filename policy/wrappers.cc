@@ -189,13 +189,10 @@ bool InList(std::string_view list, std::string_view word) { return LongArity(lis
 
 }  // namespace
 
-bool IsWrapperName(std::string_view name) {
-  static const auto* names = [] {
-    auto* set = new NameTable<bool>();
-    for (const WrapperSpec& spec : kWrappers) set->Add(spec.name, true);
-    return set;
-  }();
-  return names->Find(name) != nullptr || (name.starts_with("with-") && name.size() > 5);
+std::vector<std::string_view> WrapperNames() {
+  std::vector<std::string_view> names;
+  for (const WrapperSpec& spec : kWrappers) names.push_back(spec.name);
+  return names;
 }
 
 const WrapperSpec* FindWrapper(std::string_view name, std::span<const Arg> args,
