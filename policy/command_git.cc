@@ -6,6 +6,7 @@
 #include "policy/command_util.h"
 #include "policy/command_walker.h"
 #include "policy/dangerous.h"
+#include "policy/reused_vector.h"
 #include "policy/wrappers.h"
 
 namespace corral::policy {
@@ -121,7 +122,8 @@ void Walker::HandleGit(std::span<const Arg> args, const Ctx& ctx) {
   std::vector<Arg> pushes;
   GitConfigFromEnvironment(args[0], ctx, &pushes);
 
-  std::vector<Arg> normalized;
+  ReusedVector<Arg> reused;  // one buffer per git command, kept for the next
+  std::vector<Arg>& normalized = *reused;
   normalized.reserve(args.size() + pushes.size());
   normalized.push_back(args[0]);
   for (std::size_t k = sub; k < args.size(); ++k) normalized.push_back(args[k]);

@@ -29,7 +29,7 @@ enum class Kind : std::uint8_t {
   kOther, kShell, kEval, kSource, kEnv, kXargs, kFind, kFd, kParallel, kEcho, kDownloader,
   kDeclare, kBuiltin, kCommand, kExec, kAlias, kTrap, kInline, kHash, kAt, kRemoteShell,
   kMake, kNpm, kTar, kZip, kSed, kM4, kVim, kSocat, kCmake, kTcl, kHistory, kNames, kSet,
-  kShift, kLocate,
+  kShift, kLocate, kWrapper,
 };
 
 Kind KindOf(std::string_view name) {
@@ -79,6 +79,8 @@ Kind KindOf(std::string_view name) {
         {"at", Kind::kAt},             {"batch", Kind::kAt},        {"ssh", Kind::kRemoteShell},
         {"scp", Kind::kRemoteShell},   {"sftp", Kind::kRemoteShell}, {"rsync", Kind::kRemoteShell}};
     for (const auto& [n, kind] : single) map->Add(n, kind);
+    // Last: a name with a handler above keeps it (npm, ssh, bun).
+    for (std::string_view n : WrapperNames()) map->Add(n, Kind::kWrapper);
     return map;
   }();
   if (const Kind* kind = kinds->Find(name)) return *kind;
@@ -251,8 +253,10 @@ void Walker::Dispatch(std::string_view name, std::span<const Arg> args, const Ct
       return ReadsStdin(name, ctx);
     case Kind::kRemoteShell:
       return HandleRemoteShell(name, args, ctx);
+    case Kind::kWrapper:
+      return RunWrapper(name, args, ctx);
     case Kind::kOther:
-      if (IsWrapperName(name)) RunWrapper(name, args, ctx);
+      if (name.starts_with("with-") && name.size() > 5) RunWrapper(name, args, ctx);  // with-X
       return;
   }
 }

@@ -163,6 +163,8 @@ std::optional<DangerousMatch> CheckDangerousCommand(std::string_view name,
   if (kNames->Find(name) == nullptr && !name.starts_with("mkfs") && !name.starts_with("mke2fs")) {
     return std::nullopt;
   }
+  // The most common of these by far, and none of the names below.
+  if (name == "git") return CheckGit(args);
   if (OneOf(name, {"sudo", "su", "doas", "pkexec", "runuser", "sudoedit", "run0"})) {
     return Make(kPrivilegeEscalation, std::string(name) + " runs commands as another user");
   }
@@ -234,7 +236,6 @@ std::optional<DangerousMatch> CheckDangerousCommand(std::string_view name,
       OneOf(args.back().text, {"1", "init", "systemd"})) {
     return Make(kKillInit, std::string(name) + " " + std::string(args.back().text));
   }
-  if (name == "git") return CheckGit(args);
   return std::nullopt;
 }
 

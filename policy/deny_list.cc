@@ -93,11 +93,14 @@ EntryMatch MatchEntry(const DenyEntry& entry, std::span<const Arg> args, bool fo
         if (WordMatches(wanted, arg.text)) return true;
         return force_push && (wanted == "--force" || wanted == "-f") && ForcesPush(arg.text);
       };
-      if (fits(entry.words[exact])) {
+      // While no run-time word has helped, both counts ask about the same word.
+      bool same = exact == possible;
+      bool fits_exact = fits(entry.words[exact]);
+      if (fits_exact) {
         match.positions.push_back(i);
         ++exact;
       }
-      if (possible < need && fits(entry.words[possible])) ++possible;
+      if (possible < need && (same ? fits_exact : fits(entry.words[possible]))) ++possible;
       continue;
     }
     if (possible >= need) continue;

@@ -48,44 +48,50 @@ struct NameHash {
 };
 
 // Names (views of text that outlives the table) to values: open addressing,
-// a power-of-two size at most half full. A name added twice keeps its first
+// a power-of-two size at most a quarter full (a name in no table, the usual
+// question, then meets another name rarely). A name added twice keeps its first
 // value, as unordered_map::emplace does.
 template <typename Value>
 class NameTable {
  public:
   void Add(std::string_view name, Value value) {
-    if ((used_ + 1) * 2 > slots_.size()) Grow();
-    Slot& slot = Place(slots_, name);
+    if ((used_ + 1) * 4 > slots_.size()) Grow();
+    std::size_t hash = NameHash{}(name);
+    Slot& slot = Place(slots_, name, hash);
     if (slot.used) return;
-    slot = {name, value, true};
+    slot = {name, hash, value, true};
     ++used_;
   }
   const Value* Find(std::string_view name) const {
     if (slots_.empty()) return nullptr;
     std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = NameHash{}(name) & mask;; i = (i + 1) & mask) {
+    std::size_t hash = NameHash{}(name);
+    for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
       const Slot& slot = slots_[i];
       if (!slot.used) return nullptr;
-      if (slot.name == name) return &slot.value;
+      // The hash first: most names asked for are in no table, and a slot
+      // holding another name is then passed over without comparing bytes.
+      if (slot.hash == hash && slot.name == name) return &slot.value;
     }
   }
 
  private:
   struct Slot {
     std::string_view name;
+    std::size_t hash = 0;
     Value value{};
     bool used = false;
   };
-  static Slot& Place(std::vector<Slot>& slots, std::string_view name) {
+  static Slot& Place(std::vector<Slot>& slots, std::string_view name, std::size_t hash) {
     std::size_t mask = slots.size() - 1;
-    std::size_t i = NameHash{}(name) & mask;
+    std::size_t i = hash & mask;
     while (slots[i].used && slots[i].name != name) i = (i + 1) & mask;
     return slots[i];
   }
   void Grow() {
     std::vector<Slot> bigger(slots_.empty() ? 16 : slots_.size() * 2);
     for (const Slot& slot : slots_) {
-      if (slot.used) Place(bigger, slot.name) = slot;
+      if (slot.used) Place(bigger, slot.name, slot.hash) = slot;
     }
     slots_.swap(bigger);
   }

@@ -3,6 +3,7 @@
 // (expansions are in shell_expansions.cc).
 #include "policy/shell_lexer.h"
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -184,12 +185,17 @@ std::size_t Parser::SkipContinuations(std::size_t j) const {
 }
 
 char Parser::PeekAt(std::size_t k) {
+  if (!continuations_) return pos_ + k < end_ ? src_[pos_ + k] : '\0';
   std::size_t j = Skip(pos_);
   while (k-- > 0 && j < end_) j = Skip(j + 1);
   return j < end_ ? src_[j] : '\0';
 }
 
 void Parser::Advance(std::size_t n) {
+  if (!continuations_) {
+    if (pos_ < end_) pos_ = std::min(pos_ + n, end_);
+    return;
+  }
   while (n-- > 0 && pos_ < end_) pos_ = Skip(Skip(pos_) + 1);
 }
 

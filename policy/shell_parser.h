@@ -5,6 +5,7 @@
 // error so that nothing can hide behind one. Private to policy/.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -111,12 +112,20 @@ struct ParseState {
   std::uint32_t max_rewinds = 8;
   // By pipeline id: pipelines of more than one command, and pipelines in a
   // list put in the background with &. Their commands run in subshells.
-  std::vector<bool> subshell;
+  // The first 64 ids in a word (a line has a few pipelines; a vector cost
+  // an allocation in every line with one), the rest in a vector.
+  std::uint64_t subshell_few = 0;
+  std::vector<bool> subshell_more;
   void MarkSubshell(std::uint32_t first, std::uint32_t last) {
-    if (subshell.size() <= last) subshell.resize(last + 1, false);
-    for (std::uint32_t id = first; id <= last; ++id) subshell[id] = true;
+    for (std::uint32_t id = first; id <= last && id < 64; ++id) subshell_few |= 1ull << id;
+    if (last < 64) return;
+    if (subshell_more.size() <= last) subshell_more.resize(last + 1, false);
+    for (std::uint32_t id = std::max(first, 64u); id <= last; ++id) subshell_more[id] = true;
   }
-  bool InSubshell(std::uint32_t id) const { return id < subshell.size() && subshell[id]; }
+  bool InSubshell(std::uint32_t id) const {
+    if (id < 64) return (subshell_few >> id) & 1;
+    return id < subshell_more.size() && subshell_more[id];
+  }
   std::string limit;  // set once a limit was hit; everything stops
   std::string error;  // the first syntax error, with its offset
   bool aborted() const { return !limit.empty(); }
@@ -197,17 +206,23 @@ class Parser {
   std::size_t Skip(std::size_t j) const { return continuations_ ? SkipContinuations(j) : j; }
   std::size_t SkipContinuations(std::size_t j) const;
   char Peek() {  // current char after line continuations, '\0' at end
-    pos_ = Skip(pos_);
+    if (continuations_) pos_ = SkipContinuations(pos_);
     return pos_ < end_ ? src_[pos_] : '\0';
   }
   char PeekAt(std::size_t k);  // k chars further, continuations skipped
   void Advance(std::size_t n);  // over n chars, continuations skipped
   bool AtEnd() {
-    pos_ = Skip(pos_);
+    if (continuations_) pos_ = SkipContinuations(pos_);
     return pos_ >= end_;
   }
   void SkipBlanks() {
-    while (IsBlank(Peek())) ++pos_;
+    if (continuations_) {
+      while (IsBlank(Peek())) ++pos_;
+      return;
+    }
+    std::size_t at = pos_;  // a local: a store to pos_ might change end_ for all the compiler knows
+    while (at < end_ && IsBlank(src_[at])) ++at;
+    pos_ = at;
   }
   void SkipComment();
   bool SkipNewline();  // consumes one newline token, reading pending heredocs

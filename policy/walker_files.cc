@@ -5,11 +5,29 @@
 
 #include "policy/command_util.h"
 #include "policy/command_walker.h"
+#include "policy/name_hash.h"
 
 namespace corral::policy {
 namespace {
 
 constexpr std::size_t kMaxLocated = 64;
+
+// How a program writes files by its arguments (redirections aside).
+enum class WriteRole : std::uint8_t { kNone, kTee, kCopy, kDownload, kEditInPlace };
+
+// One lookup: asked for every command, and most write nothing this way.
+WriteRole WriteRoleOf(std::string_view name) {
+  static const auto* roles = [] {
+    auto* table = new NameTable<WriteRole>();
+    table->Add("tee", WriteRole::kTee);
+    for (std::string_view n : {"cp", "mv", "ln", "install"}) table->Add(n, WriteRole::kCopy);
+    for (std::string_view n : {"curl", "wget"}) table->Add(n, WriteRole::kDownload);
+    for (std::string_view n : {"sed", "dd", "patch", "perl"}) table->Add(n, WriteRole::kEditInPlace);
+    return table;
+  }();
+  const WriteRole* role = roles->Find(name);
+  return role == nullptr ? WriteRole::kNone : *role;
+}
 
 }  // namespace
 
@@ -93,40 +111,48 @@ void Walker::RecordWrites(std::span<const Arg> args, const Ctx& ctx) {
       files_.Write(path, WrittenFile::Kind::kUnknown, "", append);
     }
   }
-  if (name == "tee") {
-    std::optional<std::string> content;
-    if (command.pipe_index > 0 && echo_ && echo_->pipeline == command.pipeline_id &&
-        echo_->index + 1 == command.pipe_index) {
-      content = echo_->text;
-    }
-    bool append = false;
-    for (const Arg& arg : args.subspan(1)) {
-      if (arg.text == "-a" || arg.text == "--append") append = true;
-      if (arg.option() || !arg.literal()) continue;
-      files_.Write(arg.text, content ? WrittenFile::Kind::kText : WrittenFile::Kind::kUnknown,
-                   content.value_or(""), append);
-    }
-  } else if (OneOf(name, {"cp", "mv", "ln", "install"})) {
-    RecordCopy(name, args);
-  } else if (name == "curl" || name == "wget") {
-    // curl -o FILE / -sSLo FILE / wget -O FILE: a download kept, maybe to run later.
-    for (std::size_t i = 1; i + 1 < args.size(); ++i) {
-      std::string_view t = args[i].text;
-      bool output = OneOf(t, {"--output", "--output-document"}) ||
-                    (t.size() > 1 && t[0] == '-' && t[1] != '-' && (t.back() == 'o' || t.back() == 'O'));
-      if (output && args[i + 1].literal() && args[i + 1].text != "-") {
-        files_.Write(args[i + 1].text, WrittenFile::Kind::kUnknown, "", false);
+  switch (WriteRoleOf(name)) {
+    case WriteRole::kNone:
+      return;
+    case WriteRole::kTee: {
+      std::optional<std::string> content;
+      if (command.pipe_index > 0 && echo_ && echo_->pipeline == command.pipeline_id &&
+          echo_->index + 1 == command.pipe_index) {
+        content = echo_->text;
       }
-    }
-  } else if (OneOf(name, {"sed", "dd", "patch", "perl"})) {
-    // Edited in place: the line's text is not the file's any more.
-    for (const Arg& arg : args.subspan(1)) {
-      std::string_view path = arg.text.starts_with("of=") ? arg.text.substr(3) : arg.text;
-      const WrittenFile* file = arg.literal() ? files_.Find(path, true) : nullptr;
-      if (file != nullptr && file->path == NormalPath(path)) {
-        files_.Write(path, WrittenFile::Kind::kUnknown, "", false);
+      bool append = false;
+      for (const Arg& arg : args.subspan(1)) {
+        if (arg.text == "-a" || arg.text == "--append") append = true;
+        if (arg.option() || !arg.literal()) continue;
+        files_.Write(arg.text, content ? WrittenFile::Kind::kText : WrittenFile::Kind::kUnknown,
+                     content.value_or(""), append);
       }
+      return;
     }
+    case WriteRole::kCopy:
+      return RecordCopy(name, args);
+    case WriteRole::kDownload:
+      // curl -o FILE / -sSLo FILE / wget -O FILE: a download kept, maybe to run later.
+      for (std::size_t i = 1; i + 1 < args.size(); ++i) {
+        std::string_view t = args[i].text;
+        bool output = OneOf(t, {"--output", "--output-document"}) ||
+                      (t.size() > 1 && t[0] == '-' && t[1] != '-' &&
+                       (t.back() == 'o' || t.back() == 'O'));
+        if (output && args[i + 1].literal() && args[i + 1].text != "-") {
+          files_.Write(args[i + 1].text, WrittenFile::Kind::kUnknown, "", false);
+        }
+      }
+      return;
+    case WriteRole::kEditInPlace:
+      // Edited in place: the line's text is not the file's any more.
+      for (const Arg& arg : args.subspan(1)) {
+        std::string_view path = arg.text.starts_with("of=") ? arg.text.substr(3) : arg.text;
+        const WrittenFile* file = arg.literal() ? files_.Find(path, true) : nullptr;
+        if (file != nullptr && file->path == NormalPath(path)) {
+          files_.Write(path, WrittenFile::Kind::kUnknown, "", false);
+        }
+      }
+      return;
   }
 }
 

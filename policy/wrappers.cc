@@ -189,20 +189,23 @@ bool InList(std::string_view list, std::string_view word) { return LongArity(lis
 
 }  // namespace
 
-bool IsWrapperName(std::string_view name) {
-  static const auto* names = [] {
-    auto* set = new NameTable<bool>();
-    for (const WrapperSpec& spec : kWrappers) set->Add(spec.name, true);
-    return set;
-  }();
-  return names->Find(name) != nullptr || (name.starts_with("with-") && name.size() > 5);
+std::vector<std::string_view> WrapperNames() {
+  std::vector<std::string_view> names;
+  for (const WrapperSpec& spec : kWrappers) names.push_back(spec.name);
+  return names;
 }
 
 const WrapperSpec* FindWrapper(std::string_view name, std::span<const Arg> args,
                                std::size_t* first) {
   static constexpr WrapperSpec kWithAnything = {"with-*", "", "", "", "", "", 0, "", 0, 0};
-  for (const WrapperSpec& spec : kWrappers) {
-    if (spec.name != name) continue;
+  // The first spec of each name, as a scan of kWrappers would find it.
+  static const auto* specs = [] {
+    auto* table = new NameTable<const WrapperSpec*>();
+    for (const WrapperSpec& spec : kWrappers) table->Add(spec.name, &spec);
+    return table;
+  }();
+  if (const WrapperSpec* const* found = specs->Find(name)) {
+    const WrapperSpec& spec = **found;
     if (spec.subcommands.empty()) {
       *first = 1;
       return &spec;

@@ -43,8 +43,10 @@ struct WrapperPlan {
   bool missing = false;  // some reading runs no command word
 };
 
-// True when `name` runs another command given as its arguments.
-bool IsWrapperName(std::string_view name);
+// The names of the commands that run another command given as their
+// arguments, for tables built once. Any name starting with "with-" does too
+// (FindWrapper knows those).
+std::vector<std::string_view> WrapperNames();
 
 // The spec for args[0] (and its subcommand); `first` is set to the index of
 // the first word after the wrapper's name and subcommand.
