@@ -52,6 +52,10 @@ inline constexpr unsigned kSessionVolumeMode = 0700;
 // own /run/corral, and its first start copies that into the empty volume,
 // the root's owner and mode too; so the fill must come before the start.
 inline constexpr const char* kSessionFillPath = "/run";
+// corral's first line to the relay: the copy landed, listen. The relay is
+// started while the copy is read back and makes its sockets (for which the
+// shim waits before it runs the agent) only once told.
+inline constexpr const char* kRelayListen = "{\"listen\":true}";
 // The relay's first line on its stdout: its sockets listen.
 inline constexpr const char* kRelayReady = "{\"ready\":true}";
 
@@ -191,7 +195,8 @@ Result<void> TearDown(Engine& engine, const Layout& layout);
 // after corral is gone and can only send requests.
 std::vector<ApiCall> TearDownCalls(const Layout& layout);
 
-// The sidecar's half of the oracle channel (`corral relay`): listens on
+// The sidecar's half of the oracle channel (`corral relay`): once kRelayListen
+// comes on `in`, listens on
 // `oracle` (mode 0666: the agent's uid connects) and says kRelayReady on
 // `out`; each connection's one request line goes out on `out` as
 // {"id":N,"request":...}; the line {"id":N,"answer":...} read from `in`
@@ -208,10 +213,9 @@ Result<void> RunRelay(const RelaySockets& sockets, int in, int out);
 // destroyed or the stream ends (then the shim falls back and ends the box).
 class OracleChannel {
  public:
-  // Returns once the relay said it listens (the box may start).
-  static Result<std::unique_ptr<OracleChannel>> Open(Engine& engine, const Layout& layout,
-                                                     const std::string& oracle_socket);
-  // The same on a stream already open to a relay (Open's exec; a test's socket).
+  // The relay started in the sidecar, waiting for kRelayListen.
+  static Result<std::unique_ptr<RawConnection>> StartRelay(Engine& engine, const Layout& layout);
+  // Tells the relay on `stream` to listen; returns once it said it does.
   static Result<std::unique_ptr<OracleChannel>> Start(std::unique_ptr<RawConnection> stream,
                                                       const std::string& oracle_socket);
   ~OracleChannel();  // ends the stream: the relay goes, and with it the box's watchdog

@@ -62,13 +62,13 @@ Result<std::string> AskOracle(const std::string& socket_path, const std::string&
 
 }  // namespace
 
-Result<std::unique_ptr<OracleChannel>> OracleChannel::Open(Engine& engine, const Layout& layout,
-                                                           const std::string& oracle_socket) {
+Result<std::unique_ptr<RawConnection>> OracleChannel::StartRelay(Engine& engine,
+                                                                 const Layout& layout) {
   auto stream = engine.ExecStream(
       layout.sidecar, RelayCommand(),
       std::to_string(kSidecarUid) + ":" + std::to_string(kSidecarUid));
   if (!stream) return stream.error().Context("start the oracle relay");
-  return Start(std::make_unique<RawConnection>(std::move(*stream)), oracle_socket);
+  return std::make_unique<RawConnection>(std::move(*stream));
 }
 
 Result<std::unique_ptr<OracleChannel>> OracleChannel::Start(std::unique_ptr<RawConnection> stream,
@@ -76,6 +76,10 @@ Result<std::unique_ptr<OracleChannel>> OracleChannel::Start(std::unique_ptr<RawC
   std::unique_ptr<OracleChannel> channel(new OracleChannel);
   channel->stream_ = std::move(stream);
   channel->oracle_socket_ = oracle_socket;
+  const std::string listen = std::string(kRelayListen) + "\n";
+  if (!channel->stream_->Send(listen.data(), listen.size())) {
+    return Error("the oracle relay in the sidecar ended before it was told to listen");
+  }
   bool ready = false;
   std::string said;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kRelayWaitMs);

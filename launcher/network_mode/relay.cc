@@ -116,6 +116,21 @@ struct Relay {
 }  // namespace
 
 Result<void> RunRelay(const RelaySockets& sockets, int in, int out) {
+  // Nothing listens until corral says the copy landed: the shim waits for
+  // these sockets before it runs the agent.
+  std::string first;
+  for (char c; first.size() <= 64;) {
+    ssize_t n = ::read(in, &c, 1);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
+      pollfd waiting{in, POLLIN, 0};
+      ::poll(&waiting, 1, -1);
+      continue;
+    }
+    if (n <= 0) return Ok();  // corral is gone before it said so
+    if (c == '\n') break;
+    first += c;
+  }
+  if (first != kRelayListen) return Error("the relay expected " + std::string(kRelayListen));
   auto listener = Listen(sockets.oracle);
   if (!listener) return listener.error();
   UniqueFd watchdog;

@@ -50,6 +50,10 @@ TEST(Relay, CarriesEachQuestionOutAndItsAnswerBackThenGoesWithTheStream) {
   ASSERT_EQ(::pipe(from_relay), 0);
   Result<void> ended = Ok();
   std::thread relay([&] { ended = RunRelay({path, watchdog}, to_relay[0], from_relay[1]); });
+  ::usleep(50000);
+  EXPECT_FALSE(std::filesystem::exists(path)) << "nothing listens before corral says so";
+  EXPECT_FALSE(std::filesystem::exists(watchdog));
+  Write(to_relay[1], std::string(kRelayListen) + "\n");
   EXPECT_EQ(ReadLine(from_relay[0]), kRelayReady) << "said once both sockets listen";
   int held = Connect(watchdog);
   ASSERT_GE(held, 0);
@@ -104,6 +108,28 @@ TEST(Relay, CarriesEachQuestionOutAndItsAnswerBackThenGoesWithTheStream) {
   std::filesystem::remove_all(dir);
 }
 
+// corral gone before it said the copy landed (the read-back failed): the
+// relay ends and never listens, so the shim never runs the agent.
+TEST(Relay, NeverListensUnlessTold) {
+  std::string dir =
+      std::filesystem::temp_directory_path() / ("relay-untold-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string path = dir + "/oracle.sock", watchdog = dir + "/watchdog.sock";
+  for (const std::string& first : {std::string(), std::string("{\"id\":1,\"answer\":{}}\n")}) {
+    int to_relay[2], from_relay[2];
+    ASSERT_EQ(::pipe(to_relay), 0);
+    ASSERT_EQ(::pipe(from_relay), 0);
+    if (!first.empty()) Write(to_relay[1], first);
+    ::close(to_relay[1]);
+    Result<void> ended = RunRelay({path, watchdog}, to_relay[0], from_relay[1]);
+    EXPECT_EQ(static_cast<bool>(ended), first.empty()) << "an unexpected first line is an error";
+    EXPECT_FALSE(std::filesystem::exists(path));
+    EXPECT_FALSE(std::filesystem::exists(watchdog));
+    for (int fd : {to_relay[0], from_relay[0], from_relay[1]}) ::close(fd);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 // The box's shim waits for the relay's sockets to appear and takes any
 // other answer than "not there" as final: a path must appear open to the
 // agent's uid (0666) and listening. A watcher spins on both paths while the
@@ -135,6 +161,7 @@ TEST(Relay, ItsSocketsAppearOnlyWhenReady) {
     ASSERT_EQ(::pipe(to_relay), 0);
     ASSERT_EQ(::pipe(from_relay), 0);
     std::thread relay([&] { (void)RunRelay({path, watchdog}, to_relay[0], from_relay[1]); });
+    Write(to_relay[1], std::string(kRelayListen) + "\n");
     EXPECT_EQ(ReadLine(from_relay[0]), kRelayReady);
     stop = true;
     watcher.join();
@@ -191,6 +218,7 @@ TEST(OracleChannel, AnswersAQuestionThatCameInTheSameReadAsTheReadyLine) {
   ASSERT_TRUE(channel) << channel.error().message;
   timeval timeout{10, 0};
   ::setsockopt(pair[1], SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  EXPECT_EQ(ReadLine(pair[1]), kRelayListen) << "the relay is told to listen first";
   std::string line = ReadLine(pair[1]);
   answering.join();
   EXPECT_NE(asked.find(R"("command":"aws s3 ls")"), std::string::npos)

@@ -191,13 +191,19 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
                                                     oracle = plan.session_dir + "/" +
                                                              kOracleSocket]() -> Result<void> {
     if (auto ok = made.get(); !ok) return ok.error();
-    // The sidecar's sockets are in the relay volume: it starts while the
-    // session volume may still be filling.
-    std::future<Result<void>> started;
-    if (!started_first) {
-      started = std::async(std::launch::async,
-                           [s] { return network_mode::StartSidecar(s->engine_, s->layout_); });
-    }
+    // The sidecar's sockets are in the relay volume: it starts, and the
+    // relay in it, while the session volume may still be filling and the
+    // copy is read back. The relay listens only once told (OracleChannel::
+    // Start), after the read-back.
+    auto relay = std::async(std::launch::async,
+                            [s, started_first]() -> Result<std::unique_ptr<RawConnection>> {
+                              if (!started_first) {
+                                auto ok = network_mode::StartSidecar(s->engine_, s->layout_);
+                                if (!ok) return ok.error();
+                              }
+                              return network_mode::OracleChannel::StartRelay(s->engine_,
+                                                                             s->layout_);
+                            });
     Result<void> checked = filled.valid() ? filled.get() : Ok();
     if (checked && s->manifest_) {
       checked = network_mode::CheckCopiedIn(s->engine_, s->layout_, *s->manifest_);
@@ -206,14 +212,13 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
       // copy-back runs: the copy-back makes a copier of its own.
       if (checked && one_put) (void)s->engine_.Remove(s->layout_.copier);
     }
-    if (started.valid()) {
-      if (auto ok = started.get(); !ok) return ok.error();
-    }
+    auto stream = relay.get();
+    if (!stream) return stream.error();
     if (!checked) {
       return checked.error().Context("copy the project into the volume " +
                                      s->layout_.project_volume);
     }
-    auto channel = network_mode::OracleChannel::Open(s->engine_, s->layout_, oracle);
+    auto channel = network_mode::OracleChannel::Start(std::move(*stream), oracle);
     if (!channel) return channel.error();
     s->channel_ = std::move(*channel);
     return Ok();
