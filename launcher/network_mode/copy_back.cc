@@ -296,6 +296,7 @@ Result<std::optional<CopyBackReport>> ResumeCopyBack(Engine& engine,
     auto gone = DiscardCopyIn(engine, LayoutFor(session_id));
     if (!gone) return gone.error().Context("remove a copy-in that never finished");
     report.volume_removed = true;
+    report.never_landed = true;
     return std::optional<CopyBackReport>(std::move(report));
   }
   auto report = CopyProjectBack(engine, LayoutFor(session_id), **manifest);
@@ -305,6 +306,11 @@ Result<std::optional<CopyBackReport>> ResumeCopyBack(Engine& engine,
 
 std::string DescribeCopyBack(const CopyBackReport& report, const std::string& session_id) {
   std::ostringstream out;
+  if (report.never_landed) {
+    return "corral: session " + session_id + "'s project never finished going into the volume " +
+           report.volume + " (corral was stopped while it went in), so the agent never ran: "
+           "the volume is removed and the project here is as it was\n";
+  }
   out << "corral: the box's changes: " << report.written.size() << " written, "
       << report.removed.size() << " removed";
   out << (report.conflicts.empty() ? "" : ", " + std::to_string(report.conflicts.size()) +

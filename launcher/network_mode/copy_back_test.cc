@@ -293,6 +293,22 @@ TEST(ProjectVolumeMayGo, OnlyWhenNothingIsLeftBehind) {
   EXPECT_FALSE(ProjectVolumeMayGo(report));
 }
 
+// A copy-in that never finished is not described as the box's changes.
+TEST(DescribeCopyBack, ACopyThatNeverLandedSaysSo) {
+  CopyBackReport report;
+  report.volume = "corral-0123456789ab-project";
+  report.volume_removed = true;
+  report.never_landed = true;
+  std::string said = DescribeCopyBack(report, "0123456789ab");
+  EXPECT_NE(said.find("never finished going into the volume corral-0123456789ab-project"),
+            std::string::npos) << said;
+  EXPECT_NE(said.find("the agent never ran"), std::string::npos) << said;
+  EXPECT_EQ(said.find("the box's changes"), std::string::npos) << said;
+  report.never_landed = false;
+  EXPECT_NE(DescribeCopyBack(report, "0123456789ab").find("the box's changes: 0 written"),
+            std::string::npos);
+}
+
 TEST(Manifest, RoundTripsThroughJson) {
   CopyManifest manifest = Project();
   manifest.project_dir = "/p";

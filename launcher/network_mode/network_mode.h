@@ -405,6 +405,7 @@ struct CopyBackReport {
   std::vector<std::string> written, removed, conflicts, refused;
   std::vector<std::string> not_copied;  // blocked or failed: still only in the volume
   bool volume_removed = false;
+  bool never_landed = false;  // a copy-in that never finished: discarded, nothing to bring back
 };
 // Whether the project volume may go: everything the box wrote is here.
 bool ProjectVolumeMayGo(const CopyBackReport& report);
