@@ -114,6 +114,13 @@ CURLSH* TlsSessions() {
   return share;
 }
 
+// Whether this is a process forked from the one that first asked (the
+// reaper): a lock another thread held at the fork stays held in the child.
+bool Forked() {
+  static const pid_t first = ::getpid();
+  return ::getpid() != first;
+}
+
 // Handles whose connection to an engine stays open after their request, for
 // the next request to the same engine: a session start makes a dozen, in
 // turn and from several threads, and each new connection costs a connect
@@ -129,7 +136,7 @@ class IdleHandles {
   }
 
   CurlHandle Take(const std::string& key) {
-    if (::getpid() != owner_) return nullptr;
+    if (Forked()) return nullptr;
     std::lock_guard lock(mutex_);
     for (auto it = idle_.rbegin(); it != idle_.rend(); ++it) {
       if (it->first != key) continue;
@@ -141,7 +148,7 @@ class IdleHandles {
   }
 
   void GiveBack(std::string key, CurlHandle handle) {
-    if (::getpid() != owner_ || !handle) return;
+    if (Forked() || !handle) return;
     std::lock_guard lock(mutex_);
     if (idle_.size() >= kMaxIdle) idle_.erase(idle_.begin());  // the oldest
     idle_.emplace_back(std::move(key), std::move(handle));
@@ -149,7 +156,6 @@ class IdleHandles {
 
  private:
   static constexpr std::size_t kMaxIdle = 8;
-  const pid_t owner_ = ::getpid();
   std::mutex mutex_;
   std::vector<std::pair<std::string, CurlHandle>> idle_;
 };
@@ -166,10 +172,7 @@ void SetUp(CURL* c, const Endpoint& endpoint, long connect_timeout_ms) {
   if (!endpoint.cert.empty()) curl_easy_setopt(c, CURLOPT_SSLCERT, endpoint.cert.c_str());
   if (!endpoint.key.empty()) curl_easy_setopt(c, CURLOPT_SSLKEY, endpoint.key.c_str());
   if (!endpoint.ca.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, endpoint.ca.c_str());
-  // Not in a forked child (the reaper): a lock of the share may have been
-  // held by another thread when it forked.
-  static const pid_t share_owner = ::getpid();
-  if (endpoint.base.rfind("https:", 0) == 0 && ::getpid() == share_owner) {
+  if (endpoint.base.rfind("https:", 0) == 0 && !Forked()) {  // the share's locks, as the pool's
     if (CURLSH* sessions = TlsSessions()) curl_easy_setopt(c, CURLOPT_SHARE, sessions);
   }
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, connect_timeout_ms);
@@ -183,7 +186,6 @@ CurlHandle NewHandle(const Endpoint& endpoint, long connect_timeout_ms) {
   if (curl) SetUp(curl.get(), endpoint, connect_timeout_ms);
   return curl;
 }
-
 
 Result<HttpResponse> HttpRequest(const Endpoint& endpoint, const std::string& method,
                                  const std::string& path, const std::string& body,

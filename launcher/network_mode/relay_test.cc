@@ -16,18 +16,37 @@
 namespace corral::launcher::network_mode {
 namespace {
 
+// A connection to the socket at `path`, or -1.
+int ConnectOnce(const std::string& path) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) return fd;
+  ::close(fd);
+  return -1;
+}
+
+// The same, waiting up to 2 s for the socket.
 int Connect(const std::string& path) {
   for (int attempt = 0; attempt < 200; ++attempt) {
-    int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_un address{};
-    address.sun_family = AF_UNIX;
-    std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) return fd;
-    ::close(fd);
+    if (int fd = ConnectOnce(path); fd >= 0) return fd;
     ::usleep(10000);
   }
   return -1;
 }
+
+// A fresh folder for one test's relay sockets.
+struct RelayFolder {
+  explicit RelayFolder(const std::string& name)
+      : dir(std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()))),
+        oracle(dir + "/oracle.sock"),
+        watchdog(dir + "/watchdog.sock") {
+    std::filesystem::create_directories(dir);
+  }
+  ~RelayFolder() { std::filesystem::remove_all(dir); }
+  std::string dir, oracle, watchdog;
+};
 
 std::string ReadLine(int fd) {
   std::string line;
@@ -41,10 +60,8 @@ void Write(int fd, const std::string& text) {
 }
 
 TEST(Relay, CarriesEachQuestionOutAndItsAnswerBackThenGoesWithTheStream) {
-  std::string dir =
-      std::filesystem::temp_directory_path() / ("relay-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::string path = dir + "/oracle.sock", watchdog = dir + "/watchdog.sock";
+  RelayFolder folder("relay");
+  const std::string &path = folder.oracle, &watchdog = folder.watchdog;
   int to_relay[2], from_relay[2];
   ASSERT_EQ(::pipe(to_relay), 0);
   ASSERT_EQ(::pipe(from_relay), 0);
@@ -105,16 +122,13 @@ TEST(Relay, CarriesEachQuestionOutAndItsAnswerBackThenGoesWithTheStream) {
   for (int fd : {first, second, bad, unanswered, held, to_relay[0], from_relay[0], from_relay[1]}) {
     ::close(fd);
   }
-  std::filesystem::remove_all(dir);
 }
 
 // corral gone before it said the copy landed (the read-back failed): the
 // relay ends and never listens, so the shim never runs the agent.
 TEST(Relay, NeverListensUnlessTold) {
-  std::string dir =
-      std::filesystem::temp_directory_path() / ("relay-untold-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::string path = dir + "/oracle.sock", watchdog = dir + "/watchdog.sock";
+  RelayFolder folder("relay-untold");
+  const std::string &path = folder.oracle, &watchdog = folder.watchdog;
   for (const std::string& first : {std::string(), std::string("{\"id\":1,\"answer\":{}}\n")}) {
     int to_relay[2], from_relay[2];
     ASSERT_EQ(::pipe(to_relay), 0);
@@ -127,7 +141,6 @@ TEST(Relay, NeverListensUnlessTold) {
     EXPECT_FALSE(std::filesystem::exists(watchdog));
     for (int fd : {to_relay[0], from_relay[0], from_relay[1]}) ::close(fd);
   }
-  std::filesystem::remove_all(dir);
 }
 
 // The box's shim waits for the relay's sockets to appear and takes any
@@ -135,10 +148,8 @@ TEST(Relay, NeverListensUnlessTold) {
 // agent's uid (0666) and listening. A watcher spins on both paths while the
 // relay starts, many times.
 TEST(Relay, ItsSocketsAppearOnlyWhenReady) {
-  std::string dir =
-      std::filesystem::temp_directory_path() / ("relay-ready-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::string path = dir + "/oracle.sock", watchdog = dir + "/watchdog.sock";
+  RelayFolder folder("relay-ready");
+  const std::string &path = folder.oracle, &watchdog = folder.watchdog;
   int early = 0, refused = 0;
   for (int round = 0; round < 60; ++round) {
     std::atomic<bool> stop{false};
@@ -149,11 +160,8 @@ TEST(Relay, ItsSocketsAppearOnlyWhenReady) {
         }
         if (stop) return;
         if ((st.st_mode & 0777) != 0666) ++early;
-        sockaddr_un address{};
-        address.sun_family = AF_UNIX;
-        std::strncpy(address.sun_path, p.c_str(), sizeof address.sun_path - 1);
-        int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) ++refused;
+        int fd = ConnectOnce(p);
+        if (fd < 0) ++refused;
         ::close(fd);
       }
     });
@@ -171,9 +179,8 @@ TEST(Relay, ItsSocketsAppearOnlyWhenReady) {
   }
   EXPECT_EQ(early, 0) << "a socket's path was there before its mode was set";
   EXPECT_EQ(refused, 0) << "a socket's path was there before it listened";
-  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 0)
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(folder.dir), {}), 0)
       << "no temporary name is left";
-  std::filesystem::remove_all(dir);
 }
 
 // Docker's multiplexed stream: stdout (1), the length, the bytes.
