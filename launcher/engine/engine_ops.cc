@@ -2,8 +2,11 @@
 // engines except create and wait, which use libpod's on Podman.
 #include <curl/curl.h>
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
+#include <mutex>
+#include <thread>
 
 #include "launcher/engine/engine.h"
 #include "launcher/engine/expect.h"
@@ -27,7 +30,18 @@ bool RemovalInProgress(const HttpResponse& response) {
 Result<HttpResponse> Engine::Call(const std::string& method, const std::string& path,
                                   const std::string& body, long timeout_ms) {
   std::string full = path.rfind("/v4.0.0/", 0) == 0 ? path : api_ + path;
-  return HttpRequest(endpoint_, method, full, body, timeout_ms);
+  const bool keep_id_create = podman_ && rootless() && method == "POST" &&
+                              full.find("/containers/create") != std::string::npos;
+  if (!keep_id_create) return HttpRequest(endpoint_, method, full, body, timeout_ms);
+  // A rootless Podman's creates go one at a time from here, and one that
+  // lost the race to another program's is tried again (SubidRace).
+  static std::mutex creates;
+  std::lock_guard lock(creates);
+  for (int attempt = 1;; ++attempt) {
+    auto response = HttpRequest(endpoint_, method, full, body, timeout_ms);
+    if (!response || attempt == 5 || !SubidRace(*response)) return response;
+    std::this_thread::sleep_for(std::chrono::milliseconds(25 * attempt));
+  }
 }
 
 Result<bool> Engine::ImageExists(const std::string& image) {

@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "launcher/engine/expect.h"
 #include "launcher/test_util.h"
 
 namespace corral::launcher {
@@ -74,6 +75,24 @@ TEST(CreateBody, RootlessPodmanKeepsTheUsersId) {
   json docker = CreateBody(*plan, /*podman=*/false, /*rootless=*/false);
   EXPECT_TRUE(docker.contains("HostConfig"));
   EXPECT_FALSE(docker.contains("userns"));
+}
+
+// Podman 4.3's answer when two keep-id creates race in libsubid (seen here).
+TEST(SubidRace, OnlyPodmansKeepIdMisreadIsTriedAgain) {
+  const std::string why =
+      "keep-id requires additional UIDs or GIDs defined in /etc/subuid and /etc/subgid to "
+      "function correctly: %!w(<nil>)";
+  HttpResponse raced{500,
+                     json({{"cause", why}, {"message", "container create: " + why},
+                           {"response", 500}})
+                         .dump(),
+                     {}};
+  EXPECT_TRUE(SubidRace(raced));
+  HttpResponse other{500, R"({"message":"container create: no such image"})", {}};
+  EXPECT_FALSE(SubidRace(other));
+  HttpResponse conflict = raced;
+  conflict.status = 409;
+  EXPECT_FALSE(SubidRace(conflict)) << "only the engine's own failure is tried again";
 }
 
 }  // namespace

@@ -28,6 +28,17 @@ inline std::string EngineMessage(const HttpResponse& response) {
   return body;
 }
 
+// Podman 4 reads the user's subordinate ids through shadow's libsubid, which
+// keeps its open file in globals: two keep-id creates at once in one rootless
+// service can fail with "keep-id requires additional UIDs or GIDs defined in
+// /etc/subuid and /etc/subgid" although the user has both (eight creates at
+// once on this machine: 3 of 120 failed so). Such a create may be tried again.
+inline bool SubidRace(const HttpResponse& response) {
+  return response.status == 500 &&
+         EngineMessage(response).find("keep-id requires additional UIDs or GIDs") !=
+             std::string::npos;
+}
+
 inline Result<void> Expect(const Result<HttpResponse>& response, const std::string& what) {
   if (!response) return response.error().Context(what);
   if (response->status >= 300 && response->status != 304) {
