@@ -154,8 +154,8 @@ void Loop::Accept() {
     if (fd < 0) {
       if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
         // Out of descriptors: stop accepting for a moment instead of spinning.
-        log::warn("proxy: cannot accept a connection: {}; pausing new connections for 100 ms",
-                  std::strerror(errno));
+        log::warn(std::string("proxy: cannot accept a connection: ") + std::strerror(errno) +
+                  "; pausing new connections for 100 ms");
         epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, listen_fd_, nullptr);
         listening_ = false;
         listen_resume_ = shared_->clock->Now() + std::chrono::milliseconds(100);

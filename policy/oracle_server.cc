@@ -267,7 +267,7 @@ class OracleServer : public Oracle {
       item.entry = answer.match.entry;
       if (!options_.inbox_dir.empty()) {
         auto added = InboxAdd(options_.inbox_dir, item);
-        if (!added) log::warn("cannot add to the inbox: {}", added.error().message);
+        if (!added) log::warn("cannot add to the inbox: " + added.error().message);
       }
       if (options_.on_refused_while_away) options_.on_refused_while_away(item);
     }

@@ -52,7 +52,7 @@ std::shared_ptr<const OracleState> OracleStateHolder::Current() {
   std::lock_guard lock(mu_);
   if (ConfigChanged()) {
     if (auto reloaded = Reload(); !reloaded) {
-      log::warn("the config changed but does not load, so the previous deny list stays: {}",
+      log::warn("the config changed but does not load, so the previous deny list stays: " +
                 reloaded.error().message);
     } else {
       log::info("config changed; deny list reloaded");
@@ -72,7 +72,7 @@ void OracleStateHolder::WriteDenyListCopy(const std::vector<std::string>& entrie
     out << text;
   }
   if (::rename(temp.c_str(), deny_list_copy_.c_str()) != 0) {
-    log::warn("cannot write the deny list copy {}: {}", deny_list_copy_, std::strerror(errno));
+    log::warn("cannot write the deny list copy " + deny_list_copy_ + ": " + std::strerror(errno));
     return;
   }
   if (on_copy_) on_copy_(text);

@@ -46,7 +46,7 @@ int RunSeccomp(const SeccompOptions& options, const Globals& globals) {
   if (!policy) return Fail(policy.error(), kExitUsage);
   auto profile = seccomp::BuildProfile(policy->seccomp, {.strict = options.strict});
   if (!profile) return Fail(profile.error().Context("seccomp profile"), kExitUsage);
-  for (const auto& warning : profile->warnings) log::warn("{}", warning);
+  for (const auto& warning : profile->warnings) log::warn(warning);
 
   if (!options.diff_file.empty()) return RunDiff(*profile, options.diff_file);
   if (options.format == "oci") {

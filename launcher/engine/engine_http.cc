@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cctype>
+#include <cstdio>
 #include <mutex>
 #include <vector>
 
@@ -69,7 +70,7 @@ Result<void> Perform(const Endpoint& endpoint, CURL* curl) {
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);
   // CORRAL_LOG=debug: each engine request and its time, to see where a
   // slow start goes.
-  if (log::should_log(spdlog::level::debug)) {
+  if (log::Enabled(log::Level::kDebug)) {
     char* method = nullptr;
     char* url = nullptr;
     long status = 0;
@@ -80,11 +81,16 @@ Result<void> Perform(const Endpoint& endpoint, CURL* curl) {
     curl_easy_getinfo(curl, CURLINFO_TOTAL_TIME_T, &total_us);
     curl_easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connect_us);
     curl_easy_getinfo(curl, CURLINFO_APPCONNECT_TIME_T, &tls_us);
-    log::debug("engine: {} {} -> {} in {:.1f} ms{}", method ? method : "?", url ? url : "?",
-               status, static_cast<double>(total_us) / 1000.0,
-               tls_us > 0 ? fmt::format(" (TLS handshake {:.1f} ms)",
-                                        static_cast<double>(tls_us - connect_us) / 1000.0)
-                          : "");
+    auto ms = [](curl_off_t us) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.1f ms", static_cast<double>(us) / 1000.0);
+      return std::string(text);
+    };
+    std::string message = std::string("engine: ") + (method ? method : "?") + " " +
+                          (url ? url : "?") + " -> " + std::to_string(status) + " in " +
+                          ms(total_us);
+    if (tls_us > 0) message += " (TLS handshake " + ms(tls_us - connect_us) + ")";
+    log::debug(message);
   }
   if (code != CURLE_OK) return CurlError(endpoint, curl, code, detail);
   return Ok();

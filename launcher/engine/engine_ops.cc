@@ -196,7 +196,7 @@ Result<std::string> Engine::Create(const SessionPlan& plan) {
   auto json = nlohmann::json::parse(response->body, nullptr, false);
   if (!json.is_object() || !json.contains("Id")) return Error("create the box: no Id in answer");
   for (const auto& warning : json.value("Warnings", nlohmann::json::array())) {
-    if (warning.is_string()) log::warn("engine: {}", warning.get<std::string>());
+    if (warning.is_string()) log::warn("engine: " + warning.get<std::string>());
   }
   return json["Id"].get<std::string>();
 }

@@ -51,9 +51,9 @@ Curl Open() {
   Curl curl;
   void* library = ::dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr) {
-    corral::log::error("cannot load libcurl ({}); corral needs it to talk to container engines "
-                       "and webhooks: install libcurl4",
-                       ::dlerror());
+    corral::log::error(std::string("cannot load libcurl (") + ::dlerror() +
+                       "); corral needs it to talk to container engines and webhooks: install "
+                       "libcurl4");
     return curl;
   }
   curl.loaded = Bind(library, "curl_easy_init", curl.easy_init) &&
@@ -70,7 +70,7 @@ Curl Open() {
                 Bind(library, "curl_escape", curl.escape) && Bind(library, "curl_free", curl.free) &&
                 Bind(library, "curl_share_init", curl.share_init) &&
                 Bind(library, "curl_share_setopt", curl.share_setopt);
-  if (!curl.loaded) corral::log::error("libcurl.so.4 lacks a function corral calls ({})", ::dlerror());
+  if (!curl.loaded) corral::log::error(std::string("libcurl.so.4 lacks a function corral calls (") + ::dlerror() + ")");
   return curl;
 }
 

@@ -127,7 +127,7 @@ struct TimedCheck {
   steady_clock::time_point start = steady_clock::now();
   ~TimedCheck() {
     auto us = std::chrono::duration_cast<std::chrono::microseconds>(steady_clock::now() - start);
-    log::debug("hold: the folder check (with any wait) took {} us", us.count());
+    log::debug("hold: the folder check (with any wait) took " + std::to_string(us.count()) + " us");
   }
 };
 

@@ -44,7 +44,7 @@ void DenyListSender::Loop() {
                            : Result<void>(Error("the deny list does not fit a tar header"));
     if (!put) {
       log::warn("the box's copy of the deny list (its fallback when this machine cannot be "
-                "asked) keeps the previous list: {}",
+                "asked) keeps the previous list: " +
                 put.error().message);
     }
   }

@@ -98,7 +98,7 @@ PlanInput HostPlanInput(const policy::Policy& policy) {
   if (auto hosts = ReadProjectHosts(input.state_dir)) {
     input.project_hosts = std::move(*hosts);
   } else {
-    log::warn("{}", hosts.error().message);  // the session goes on without them
+    log::warn(hosts.error().message);  // the session goes on without them
   }
   input.shim_path = FindShim();
   if (std::string shell = std::filesystem::path(input.shim_path).replace_filename("corral-shell");

@@ -54,7 +54,7 @@ Result<nlohmann::json> SeccompJson(const policy::SeccompPolicy& user) {
 #ifdef CORRAL_HAVE_SECCOMP
   auto profile = seccomp::BuildProfile(user);
   if (!profile) return profile.error().Context("seccomp profile");
-  for (const auto& warning : profile->warnings) log::warn("seccomp: {}", warning);
+  for (const auto& warning : profile->warnings) log::warn("seccomp: " + warning);
   return seccomp::ToOci(*profile);
 #else
   return StandIn(user);

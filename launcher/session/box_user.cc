@@ -87,8 +87,9 @@ Result<void> GiveVolumesToTheBoxUser(Engine& engine, const SessionPlan& plan) {
   auto given = tar ? engine.UnpackIntoVolumes(plan, *tar)
                    : Result<void>(Error("a volume's path is too long for a tar header"));
   if (!given) {
-    log::warn("{}; the box's user may not be able to write to its HOME (Docker makes a new "
-              "volume root's)", given.error().message);
+    log::warn(given.error().message +
+              "; the box's user may not be able to write to its HOME (Docker makes a new "
+              "volume root's)");
     return Ok();
   }
   std::error_code ec;
@@ -136,8 +137,8 @@ Result<void> NameTheBoxUser(Engine& engine, SessionPlan& plan) {
   if (plan.uid == 0 || (engine.podman() && engine.rootless())) return Ok();
   auto tars = engine.ImageFiles(plan.image, {"/etc/passwd", "/etc/group"});
   if (!tars) {
-    log::warn("{}; the box's user may have no name in /etc/passwd (ssh needs one)",
-              tars.error().message);
+    log::warn(tars.error().message +
+              "; the box's user may have no name in /etc/passwd (ssh needs one)");
     return Ok();
   }
   // Each file's text, "" when the image has none, nullopt when it is not a

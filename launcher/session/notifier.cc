@@ -145,7 +145,7 @@ void Notifier::Send(const policy::InboxItem& item) {
     // Three tries while the session runs; one quick one while it ends.
     auto sent = PostWebhook(policy_.webhook_url, WebhookBody(item), stopping ? 1 : 3, 1000,
                             stopping ? 2000 : 5000);
-    if (!sent) log::warn("{}", sent.error().message);
+    if (!sent) log::warn(sent.error().message);
   }
 }
 

@@ -55,7 +55,7 @@ void SessionRecord::Append(std::string_view line) {
   // One write per line: O_APPEND keeps each line whole.
   if (!WriteAll(file_.get(), text.data(), text.size()) && !warned_) {
     warned_ = true;
-    log::warn("cannot write the session record {}: {}", path_, std::strerror(errno));
+    log::warn("cannot write the session record " + path_ + ": " + std::strerror(errno));
   }
   if (copy_fd_ >= 0 && !WriteAll(copy_fd_, text.data(), text.size())) copy_fd_ = -1;  // a closed reader: stop
 }
@@ -179,7 +179,7 @@ void Recorder::End(Result<RunOutcome>& outcome, std::uint64_t refused_while_away
     item.command = host;
     item.times = times;
     if (auto added = policy::InboxAdd(policy::StateDir(), item); !added) {
-      log::warn("cannot add to the inbox: {}", added.error().message);
+      log::warn("cannot add to the inbox: " + added.error().message);
     }
   }
   // The next session here names them at its start (and --print does); a
@@ -188,7 +188,7 @@ void Recorder::End(Result<RunOutcome>& outcome, std::uint64_t refused_while_away
     if (auto kept = RememberRefusedHosts(policy::StateDir(), project_, record_->session(),
                                          counts.refused_hosts);
         !kept) {
-      log::warn("{}", kept.error().message);
+      log::warn(kept.error().message);
     }
   }
   if (outcome) {

@@ -6,7 +6,7 @@ namespace corral::launcher {
 std::function<bool()> Watching(const policy::PresencePolicy& presence) {
   auto sources = policy::MakePresenceSources(presence);
   if (!sources) {
-    log::warn("presence: {}; treating the user as away", sources.error().message);
+    log::warn("presence: " + sources.error().message + "; treating the user as away");
     return [] { return false; };
   }
   auto shared = std::make_shared<std::vector<std::unique_ptr<policy::PresenceSource>>>(

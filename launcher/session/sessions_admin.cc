@@ -96,7 +96,7 @@ Result<void> TearDownLeftovers(Engine& engine, const std::string& session) {
   const auto layout = network_mode::LayoutFor(session);
   auto torn_down = network_mode::TearDown(engine, layout);
   for (int attempt = 0; !torn_down && attempt < 10; ++attempt) {
-    log::info("stop: {} (tried again)", torn_down.error().message);
+    log::info("stop: " + torn_down.error().message + " (tried again)");
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     auto list = engine.ListByLabel(kLabelSession, /*all=*/true);
     if (!list) return list.error();
