@@ -8,7 +8,7 @@
 namespace corral::cli {
 namespace {
 
-int Show(const Globals& globals, bool json) {
+int ShowConfig(const Globals& globals, bool json) {
   auto policy = LoadPolicy(globals);
   if (!policy) return Fail(policy.error(), kExitUsage);
   if (json) {
@@ -56,7 +56,7 @@ void AddConfigCommand(CLI::App& app, Globals& globals) {
   auto json = std::make_shared<bool>(false);
   CLI::App* show = config->add_subcommand("show", "Print every key with its value and origin");
   show->add_flag("--json", *json, "Print as JSON");
-  show->callback([json, &globals] { globals.exit_code = Show(globals, *json); });
+  show->callback([json, &globals] { globals.exit_code = ShowConfig(globals, *json); });
 
   CLI::App* check = config->add_subcommand(
       "check", "Validate the configuration: exit 0 when valid, 1 with the problem when not");

@@ -6,7 +6,7 @@
 namespace corral::cli {
 namespace {
 
-int Show(const Globals& globals, bool json) {
+int ShowPresence(const Globals& globals, bool json) {
   auto policy = LoadPolicy(globals);
   if (!policy) return Fail(policy.error(), kExitUsage);
   auto sources = policy::MakePresenceSources(policy->presence);
@@ -50,7 +50,7 @@ void AddPresenceCommand(CLI::App& app, Globals& globals) {
       "Sources (presence.sources): tty (input on your terminals, incl. ssh), logind (an active,\n"
       "unlocked desktop session), heartbeat (a file touched by `corral presence ping`).\n");
   presence->callback([json, &globals, presence] {
-    if (presence->get_subcommands().empty()) globals.exit_code = Show(globals, *json);
+    if (presence->get_subcommands().empty()) globals.exit_code = ShowPresence(globals, *json);
   });
   CLI::App* ping = presence->add_subcommand(
       "ping", "Touch the heartbeat file: you are watching (run it from a phone or over ssh)");
