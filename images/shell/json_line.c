@@ -18,6 +18,14 @@ void shell_buf_lend(struct shell_buf* buf, char* storage, size_t cap) {
   storage[0] = '\0';
 }
 
+void shell_buf_view(struct shell_buf* buf, const char* text, size_t len) {
+  memset(buf, 0, sizeof *buf);
+  buf->data = (char*)text; /* never written: lent and full, so an append copies first */
+  buf->len = len;
+  buf->cap = len + 1;
+  buf->lent = 1;
+}
+
 void shell_buf_append(struct shell_buf* buf, const char* bytes, size_t len) {
   if (buf->failed) return;
   if (buf->len + len + 1 > buf->cap) {

@@ -44,10 +44,13 @@ int shell_find_real(const char* name, char* out, size_t cap) {
   const char* dirs[] = {"/usr/lib/corral/real/", "/bin/", "/usr/bin/", "/usr/local/bin/"};
   for (int i = -1; i < 4; ++i) {
     if (i < 0 && (!named || !*named)) continue;
-    if (!join(out, cap, i < 0 ? "" : dirs[i], i < 0 ? named : name) || access(out, X_OK) != 0) {
+    /* One stat per candidate (not access, then stat): a file with an
+     * execute bit; one the user may not run fails at exec with its reason. */
+    if (!join(out, cap, i < 0 ? "" : dirs[i], i < 0 ? named : name) || stat(out, &st) != 0 ||
+        !S_ISREG(st.st_mode) || !(st.st_mode & 0111)) {
       continue;
     }
-    if (know_self && stat(out, &st) == 0 && st.st_dev == self.st_dev && st.st_ino == self.st_ino) {
+    if (know_self && st.st_dev == self.st_dev && st.st_ino == self.st_ino) {
       continue; /* never ourselves */
     }
     return 0;

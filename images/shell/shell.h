@@ -23,6 +23,9 @@ struct shell_buf {
   int lent; /* data is the caller's storage: not freed, copied when it grows */
 };
 void shell_buf_lend(struct shell_buf* buf, char* storage, size_t cap);
+/* Holds `text` (len bytes, then a NUL) in place, as lent storage that is full:
+ * read as is, copied to the heap on the first append. */
+void shell_buf_view(struct shell_buf* buf, const char* text, size_t len);
 void shell_buf_append(struct shell_buf* buf, const char* bytes, size_t len);
 void shell_buf_free(struct shell_buf* buf);
 
