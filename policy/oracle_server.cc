@@ -212,7 +212,13 @@ class OracleServer : public Oracle {
       watching = Watching(fd, slow);
       return watching;
     };
-    OracleAnswer answer = DecideCommand(state->matcher, state->policy, command, ask_watching);
+    OracleAnswer answer;  // allowed, nothing found
+    if (!state->clean.Contains(command)) {
+      answer = DecideCommand(state->matcher, state->policy, command, ask_watching);
+      if (answer.match.finding == Finding::kNone && !answer.match.dangerous) {
+        state->clean.Add(command);
+      }
+    }
     Answer(fd, Reply(answer.decision, answer.message), slow);
 
     (answer.decision == Decision::kDeny ? refused_ : allowed_)++;

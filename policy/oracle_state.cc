@@ -7,6 +7,21 @@
 
 namespace corral::policy {
 
+bool CleanCommands::Contains(const std::string& command) const {
+  std::lock_guard lock(mu_);
+  return texts_.count(command) != 0;
+}
+
+void CleanCommands::Add(const std::string& command) {
+  if (command.size() > kLongest) return;
+  std::lock_guard lock(mu_);
+  if (bytes_ + command.size() > kBudget) {
+    texts_.clear();
+    bytes_ = 0;
+  }
+  if (texts_.insert(command).second) bytes_ += command.size();
+}
+
 OracleStateHolder::OracleStateHolder(LoadOptions source, std::string deny_list_copy,
                                      std::function<void(const std::string&)> on_copy)
     : source_(std::move(source)),
@@ -43,8 +58,7 @@ Result<void> OracleStateHolder::Reload() {
   auto matcher = Matcher::Create(policy->deny_unattended);
   if (!matcher) return matcher.error();
   WriteDenyListCopy(policy->deny_unattended);
-  state_ = std::make_shared<const OracleState>(
-      OracleState{std::move(*policy), std::move(*matcher)});
+  state_ = std::make_shared<const OracleState>(std::move(*policy), std::move(*matcher));
   return Ok();
 }
 

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "policy/oracle_state.h"
 #include "policy/policy.h"
 
 namespace corral::policy {
@@ -203,6 +204,56 @@ TEST_F(OracleTest, LogsEveryDecisionAndKeepsRefusalsForTheInbox) {
   EXPECT_EQ((*inbox)[0].command, "aws s3 ls");
   EXPECT_EQ((*inbox)[0].agent, "claude");
   EXPECT_EQ(oracle_->Stats().refused_while_away, 1u);
+}
+
+// A command asked again is answered from CleanCommands when nothing was
+// found in it the first time: its answer and its record line are the same
+// (but for the time); one with a finding is decided anew each time.
+TEST_F(OracleTest, ACommandAskedAgainGetsTheSameAnswerAndRecord) {
+  Start();
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(AskCommand(Socket(), "make -j4 && ./run"), nlohmann::json({{"v", 1}, {"decision", "allow"}}));
+    EXPECT_EQ(AskCommand(Socket(), "aws s3 ls")["decision"], "deny");
+    watching_ = true;
+    EXPECT_EQ(AskCommand(Socket(), "aws s3 ls")["decision"], "allow");
+    watching_ = false;
+  }
+  oracle_->Stop();
+  std::ifstream log(dir_ / "events.jsonl");
+  std::vector<nlohmann::json> events;
+  for (std::string line; std::getline(log, line);) {
+    events.push_back(nlohmann::json::parse(line));
+    events.back().erase("time");
+  }
+  ASSERT_EQ(events.size(), 9u);
+  for (int i = 1; i < 3; ++i) {
+    for (int k = 0; k < 3; ++k) EXPECT_EQ(events[3 * i + k], events[k]) << i << " " << k;
+  }
+  EXPECT_EQ(events[0]["finding"], "none");
+  EXPECT_EQ(events[1]["finding"], "listed");
+  EXPECT_EQ(oracle_->Stats().refused_while_away, 3u);
+}
+
+TEST(CleanCommands, KeepsShortTextsWithinItsBudget) {
+  CleanCommands clean;
+  EXPECT_FALSE(clean.Contains("ls"));
+  clean.Add("ls");
+  EXPECT_TRUE(clean.Contains("ls"));
+  EXPECT_FALSE(clean.Contains("ls "));
+  std::string longest(CleanCommands::kLongest, 'x'), longer(CleanCommands::kLongest + 1, 'x');
+  clean.Add(longer);
+  EXPECT_FALSE(clean.Contains(longer));
+  clean.Add(longest);
+  EXPECT_TRUE(clean.Contains(longest));
+  // Past the budget it starts afresh: what was kept is gone, the new text is kept.
+  std::string last;
+  for (std::size_t i = 0; i * 100 <= CleanCommands::kBudget; ++i) {
+    last = std::to_string(i) + std::string(100, 'y');
+    clean.Add(last);
+  }
+  EXPECT_TRUE(clean.Contains(last));
+  EXPECT_FALSE(clean.Contains("ls"));
+  EXPECT_FALSE(clean.Contains(longest));
 }
 
 TEST_F(OracleTest, TellsTheShimWhetherSomebodyIsWatching) {
