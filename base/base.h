@@ -1,5 +1,5 @@
 // corral's foundation: error values, owned file descriptors (and writing
-// all of a buffer to one), logging, times as text.
+// all of a buffer to one), listening unix sockets, logging, times as text.
 // The one public header of base/; every other folder may include it.
 #pragma once
 
@@ -10,3 +10,4 @@
 #include "base/subprocess.h"
 #include "base/time_text.h"
 #include "base/unique_fd.h"
+#include "base/unix_socket.h"

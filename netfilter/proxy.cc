@@ -36,35 +36,11 @@ struct Bound {
 };
 
 Result<Bound> BindUnix(const std::string& path, unsigned mode) {
+  auto fd = ListenUnix(path, {.mode = static_cast<mode_t>(mode), .backlog = SOMAXCONN,
+                              .nonblocking = true});
+  if (!fd) return fd.error();
   Bound out;
-  sockaddr_un sun{};
-  sun.sun_family = AF_UNIX;
-  const std::string making = path + ".making";  // see below
-  if (path.empty() || making.size() >= sizeof sun.sun_path) {
-    return Error("unix socket path '" + path + "' is empty or longer than " +
-                 std::to_string(sizeof sun.sun_path - 1 - (making.size() - path.size())) +
-                 " bytes");
-  }
-  struct stat st{};
-  if (lstat(path.c_str(), &st) == 0 && !S_ISSOCK(st.st_mode)) {
-    return Error(path + " exists and is not a socket; remove it or pick another path");
-  }
-  // Made under a name of its own, given its mode, listening, and only then
-  // renamed into place: a client that finds the path (the box's shim waits
-  // for it) is never refused by a mode not set yet or a listen not made yet.
-  std::memcpy(sun.sun_path, making.data(), making.size());
-  ::unlink(making.c_str());
-  out.fd = UniqueFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  if (!out.fd.valid()) return Error::FromErrno("socket(AF_UNIX)");
-  if (::bind(out.fd.get(), reinterpret_cast<sockaddr*>(&sun), sizeof sun) != 0) {
-    return Error::FromErrno("cannot bind " + making);
-  }
-  if (::chmod(making.c_str(), mode) != 0 || ::listen(out.fd.get(), SOMAXCONN) != 0 ||
-      ::rename(making.c_str(), path.c_str()) != 0) {
-    Error failed = Error::FromErrno("cannot listen on " + path);
-    ::unlink(making.c_str());
-    return failed;
-  }
+  out.fd = std::move(*fd);
   out.address = "unix:" + path;
   out.unix_path = path;
   return out;

@@ -293,32 +293,13 @@ class OracleServer : public Oracle {
 
 thread_local bool OracleServer::holding_role_ = false;
 
-Result<UniqueFd> Listen(const std::string& path) {
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (path.empty() || path.size() >= sizeof addr.sun_path) {
-    return Error("oracle socket path '" + path + "' is empty or longer than " +
-                 std::to_string(sizeof addr.sun_path - 1) + " bytes; use a shorter session folder");
-  }
-  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!fd.valid()) return Error::FromErrno("socket");
-  ::unlink(path.c_str());
-  mode_t old_mask = ::umask(0177);  // the socket is born 0600
-  int bound = ::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  ::umask(old_mask);
-  if (bound != 0) return Error::FromErrno("cannot bind the oracle socket " + path);
-  if (::listen(fd.get(), 128) != 0) return Error::FromErrno("listen on " + path);
-  return fd;
-}
-
 }  // namespace
 
 Result<std::unique_ptr<Oracle>> Oracle::Start(OracleOptions options) {
   auto state = OracleStateHolder::Create(options.policy_source, options.deny_list_copy,
                                          options.on_deny_list_copy);
   if (!state) return state.error().Context("starting the oracle");
-  auto listener = Listen(options.socket_path);
+  auto listener = ListenUnix(options.socket_path, {.mode = 0600, .backlog = 128});
   if (!listener) return listener.error().Context("starting the oracle");
   return std::unique_ptr<Oracle>(new OracleServer(std::move(options), std::move(*state),
                                                   std::move(*listener)));

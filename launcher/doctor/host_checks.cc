@@ -54,17 +54,10 @@ std::string FileSystemName(const std::string& dir) {
   }
 }
 
-// Binds and removes a unix socket at `path`; the error when it cannot.
+// Listens on and removes a unix socket at `path`; the error when it cannot.
 Result<void> BindSocket(const std::string& path) {
-  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!fd.valid()) return Error::FromErrno("cannot make a unix socket");
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
-  ::unlink(path.c_str());
-  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    return Error::FromErrno("cannot bind a unix socket at " + path);
-  }
+  auto fd = ListenUnix(path);
+  if (!fd) return fd.error();
   ::unlink(path.c_str());
   return Ok();
 }
@@ -75,7 +68,7 @@ constexpr const char* kRuntimeFix =
 
 }  // namespace
 
-std::size_t MaxSocketPath() { return sizeof(sockaddr_un::sun_path) - 1; }
+std::size_t MaxSocketPath() { return MaxUnixListenPath(); }
 
 std::size_t LongestSessionSocket(const std::string& runtime_dir) {
   // sessions/<12 hex>/oracle.sock, proxy.sock, watchdog.sock; the private
@@ -90,8 +83,11 @@ DoctorCheck CheckSessionFolder(const std::string& runtime_dir) {
   if (std::size_t longest = LongestSessionSocket(runtime_dir); longest > MaxSocketPath()) {
     return {"session folder", CheckStatus::kFail,
             runtime_dir + " is too long: a session's sockets there would be " +
-                std::to_string(longest) + " characters, more than a unix socket's " +
-                std::to_string(MaxSocketPath()),
+                std::to_string(longest) + " characters, more than the " +
+                std::to_string(MaxSocketPath()) +
+                " corral can listen on (a unix socket's path holds " +
+                std::to_string(sizeof(sockaddr_un::sun_path) - 1) +
+                ", and corral makes each under a longer working name first)",
             kRuntimeFix};
   }
   if (auto made = PrepareRuntimeDir(runtime_dir); !made) {

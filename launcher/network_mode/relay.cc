@@ -27,31 +27,6 @@ constexpr std::size_t kMaxLine = (1 << 20) + 64 * 1024;  // the oracle's own bou
 // base's WriteAll for a whole line.
 bool WriteLine(int fd, const std::string& line) { return WriteAll(fd, line.data(), line.size()); }
 
-// Made under a name of its own, open to the agent's uid, listening, and only
-// then renamed into place: the shim waits for the path to appear, and a
-// socket it finds before its mode is set would refuse it (EACCES).
-Result<UniqueFd> Listen(const std::string& path) {
-  sockaddr_un address{};
-  const std::string making = path + ".making";
-  if (making.size() >= sizeof address.sun_path) return Error("relay socket path too long: " + path);
-  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-  if (!fd.valid()) return Error::FromErrno("relay socket");
-  address.sun_family = AF_UNIX;
-  std::memcpy(address.sun_path, making.c_str(), making.size() + 1);
-  ::unlink(making.c_str());
-  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    return Error::FromErrno("cannot listen on " + path);
-  }
-  // The agent runs as another uid; reaching this socket is its whole purpose.
-  if (::chmod(making.c_str(), 0666) != 0 || ::listen(fd.get(), 64) != 0 ||
-      ::rename(making.c_str(), path.c_str()) != 0) {
-    Error failed = Error::FromErrno("listen on " + path);
-    ::unlink(making.c_str());
-    return failed;
-  }
-  return fd;
-}
-
 struct Relay {
   int in = -1, out = -1;
   std::vector<UniqueFd> watched;               // the shims' watchdog connections
@@ -131,12 +106,14 @@ Result<void> RunRelay(const RelaySockets& sockets, int in, int out) {
     first += c;
   }
   if (first != kRelayListen) return Error("the relay expected " + std::string(kRelayListen));
-  auto listener = Listen(sockets.oracle);
-  if (!listener) return listener.error();
+  // The agent runs as another uid; reaching these sockets is their whole purpose.
+  const UnixListenOptions open_to_the_agent{.mode = 0666, .backlog = 64, .nonblocking = true};
+  auto listener = ListenUnix(sockets.oracle, open_to_the_agent);
+  if (!listener) return listener.error().Context("the relay's oracle socket");
   UniqueFd watchdog;
   if (!sockets.watchdog.empty()) {
-    auto listening = Listen(sockets.watchdog);
-    if (!listening) return listening.error();
+    auto listening = ListenUnix(sockets.watchdog, open_to_the_agent);
+    if (!listening) return listening.error().Context("the relay's watchdog socket");
     watchdog = std::move(*listening);
   }
   ::signal(SIGPIPE, SIG_IGN);  // a shim that gave up, or corral gone: an error, not death

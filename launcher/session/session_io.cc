@@ -80,19 +80,9 @@ SignalPipe::~SignalPipe() {
 }
 
 Result<UniqueFd> ListenWatchdog(const std::string& session_dir) {
-  std::string path = session_dir + "/" + kWatchdogSocket;
-  sockaddr_un addr{};
-  if (path.size() >= sizeof addr.sun_path) return Error("session folder path too long: " + path);
-  addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
-  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!fd.valid()) return Error::FromErrno("watchdog socket");
-  ::unlink(path.c_str());
-  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::listen(fd.get(), 4) != 0) {
-    return Error::FromErrno("watchdog socket " + path);
-  }
-  ::chmod(path.c_str(), 0600);  // the box runs as the user
+  // The box runs as the user.
+  auto fd = ListenUnix(session_dir + "/" + kWatchdogSocket, {.mode = 0600, .backlog = 4});
+  if (!fd) return fd.error().Context("the watchdog socket");
   return fd;
 }
 
