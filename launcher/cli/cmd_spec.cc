@@ -1,6 +1,7 @@
 // corral spec: print the box's rendering for this project; runs nothing.
 #include <iostream>
 
+#include "launcher/agents/agents.h"
 #include "launcher/cli/cli.h"
 #include "launcher/launcher.h"
 
@@ -33,8 +34,48 @@ int RunSpec(const SpecOptions& options, const Globals& globals) {
     }
     return std::getenv(name);
   };
+  // An agent corral knows gets what `corral run` gives it boxed: its folders,
+  // login variables (by name), hosts, switch and image.
+  auto recipes = launcher::Recipes(policy->agents);
+  if (!recipes) return Fail(recipes.error(), kExitUsage);
+  const launcher::Recipe* recipe =
+      options.command.empty() ? nullptr : launcher::FindRecipe(*recipes, options.command.front());
+  if (!recipe && !options.command.empty()) {
+    if (std::string miss = launcher::UnknownAgent(*recipes, options.command.front());
+        !miss.empty()) {
+      std::cerr << "corral: " << miss << "\n";
+      return launcher::kExitNotFound;
+    }
+  }
+  if (recipe) {
+    auto run = launcher::ApplyRecipe(*recipe, options.command,
+                                     {true, policy->level, input.home, input.state_dir,
+                                      input.getenv});
+    if (!run) return Fail(run.error(), kExitUsage);
+    input.agent_command = std::move(run->command);
+    input.agent = std::move(run->additions);
+    if (input.image.empty() &&
+        policy->settings.at("image").origin == policy::Origin::kDefault) {
+      // Its pin, else this host's own version; the registry is not asked.
+      launcher::VersionSources sources = launcher::HostVersionSources(nullptr);
+      sources.registry_latest = [](const std::string&) -> Result<std::string> {
+        return std::string("latest");
+      };
+      auto version = launcher::ChooseAgentVersion(*recipe, "", sources);
+      if (!version) return Fail(version.error(), launcher::kExitBoxFailed);
+      input.image = launcher::AgentImageTag(recipe->name, version->version);
+    }
+  }
   auto plan = launcher::MakePlan(input);
   if (!plan) return Fail(plan.error(), launcher::kExitBoxFailed);
+  // A login variable is named, never shown.
+  for (std::string& entry : plan->env) {
+    std::string name = entry.substr(0, entry.find('='));
+    if (std::find(plan->passed_by_name.begin(), plan->passed_by_name.end(), name) !=
+        plan->passed_by_name.end()) {
+      entry = name + "=<$" + name + " at start>";
+    }
+  }
   if (!options.session_dir.empty()) {
     if (auto ok = launcher::PrepareSessionDir(*plan); !ok) {
       return Fail(ok.error(), launcher::kExitBoxFailed);

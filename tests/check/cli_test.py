@@ -47,21 +47,52 @@ class CliTest(unittest.TestCase):
 
     def test_agent_arguments_belong_to_the_agent(self):
         # docker run's rule: from the agent's name on, every word is the agent's.
+        # In a box corral puts claude's run-without-asking switch before them.
+        claude = ["claude", "--dangerously-skip-permissions"]
         self.assertEqual(self.agent_args("claude", "--resume", "abc"),
-                         ["claude", "--resume", "abc"])
+                         claude + ["--resume", "abc"])
         self.assertEqual(self.agent_args("claude", "--", "--resume", "abc"),
-                         ["claude", "--resume", "abc"])
+                         claude + ["--resume", "abc"])
         self.assertEqual(self.agent_args("--", "claude", "--resume", "abc"),
-                         ["claude", "--resume", "abc"])
+                         claude + ["--resume", "abc"])
         self.assertEqual(self.agent_args("--image", "x:1", "claude", "-p", "hi"),
-                         ["claude", "-p", "hi"])
+                         claude + ["-p", "hi"])
         # corral's own --version, --help and --image after the name are the agent's.
-        self.assertEqual(self.agent_args("claude", "--", "--version"), ["claude", "--version"])
-        self.assertEqual(self.agent_args("claude", "--help"), ["claude", "--help"])
+        self.assertEqual(self.agent_args("claude", "--", "--version"), claude + ["--version"])
+        self.assertEqual(self.agent_args("claude", "--help"), claude + ["--help"])
         self.assertEqual(self.agent_args("claude", "--image", "y", "--", "a"),
-                         ["claude", "--image", "y", "--", "a"])
+                         claude + ["--image", "y", "--", "a"])
+        # A program corral has no recipe for runs as given.
+        self.assertEqual(self.agent_args("sh", "-c", "make"), ["sh", "-c", "make"])
         # Only the first `--` after the name is dropped.
         self.assertEqual(self.agent_args("sh", "--", "--", "x"), ["sh", "--", "x"])
+
+    def test_spec_gives_an_agent_what_run_gives_it(self):
+        # Its folders, its login variables by name (never their values), its
+        # switch and its image, as `corral run` would in a box.
+        project = os.path.join(self.home, "proj")
+        os.makedirs(project, exist_ok=True)
+        env = {**self.env, "ANTHROPIC_API_KEY": "sk-secret-value"}
+        out = subprocess.run([CORRAL, "spec", "--format", "docker", "claude", "-p", "hi"],
+                             text=True, capture_output=True, env=env, cwd=project, timeout=60)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertNotIn("sk-secret-value", out.stdout)
+        body = json.loads(out.stdout)
+        self.assertIn("ANTHROPIC_API_KEY=<$ANTHROPIC_API_KEY at start>", body["Env"])
+        self.assertTrue(body["Image"].startswith("corral-agent-claude:"), body["Image"])
+        mounts = {m["Source"]: m["Target"] for m in body["HostConfig"]["Mounts"]}
+        self.assertEqual(mounts.get(os.path.join(self.home, ".claude")), "/home/corral/.claude")
+        command = body["Entrypoint"]
+        self.assertEqual(command[command.index("--") + 1:],
+                         ["claude", "--dangerously-skip-permissions", "-p", "hi"])
+
+    def test_spec_says_did_you_mean_for_a_typo(self):
+        project = os.path.join(self.home, "proj")
+        os.makedirs(project, exist_ok=True)
+        out = subprocess.run([CORRAL, "spec", "clade"], text=True, capture_output=True,
+                             env=self.env, cwd=project, timeout=60)
+        self.assertEqual(out.returncode, 127, out.stderr)
+        self.assertIn("did you mean claude", out.stderr)
 
     def test_global_options_still_work_before_the_agent(self):
         config = self.write("c.yaml", "image: from-config:1\n")
@@ -72,7 +103,8 @@ class CliTest(unittest.TestCase):
                              env=self.env, cwd=project, timeout=60)
         self.assertEqual(out.returncode, 0, out.stderr)
         argv = json.loads(out.stdout)["process"]["args"]
-        self.assertEqual(argv[argv.index("--") + 1:], ["claude", "--set", "x"])
+        self.assertEqual(argv[argv.index("--") + 1:],
+                         ["claude", "--dangerously-skip-permissions", "--set", "x"])
 
     def test_run_print_leaves_agent_version_to_the_agent(self):
         project = os.path.join(self.home, "proj")
