@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "launcher/agents/agents.h"
 #include "launcher/engine/engine.h"
@@ -237,6 +238,16 @@ Result<std::string> MakeBaseImage(Engine& engine, const std::string& ca_bundle) 
     if (!sources.empty()) argv.push_back(sources);
     auto start = std::chrono::steady_clock::now();
     auto ran = RunCapture(argv, std::chrono::minutes(20));
+    // A mirror that fails a download now and then: tried again, twice.
+    for (int wait_s : {20, 60}) {
+      if (!ran || ran->exit_status == 0 || ran->out.find("apt download failed") == std::string::npos) {
+        break;
+      }
+      std::fprintf(stderr, "corral: mmdebstrap could not download from the package mirror; "
+                           "trying again in %d s\n", wait_s);
+      std::this_thread::sleep_for(std::chrono::seconds(wait_s));
+      ran = RunCapture(argv, std::chrono::minutes(20));
+    }
     if (!ran || ran->exit_status != 0) {
       fs::remove(tarball + ".part", ec);
       std::string out = ran ? ran->out.substr(ran->out.size() > 1500 ? ran->out.size() - 1500 : 0)
