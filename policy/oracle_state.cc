@@ -15,11 +15,12 @@ bool CleanCommands::Contains(const std::string& command) const {
 void CleanCommands::Add(const std::string& command) {
   if (command.size() > kLongest) return;
   std::lock_guard lock(mu_);
-  if (bytes_ + command.size() > kBudget) {
+  std::size_t cost = command.size() + kPerText;
+  if (bytes_ + cost > kBudget) {
     texts_.clear();
     bytes_ = 0;
   }
-  if (texts_.insert(command).second) bytes_ += command.size();
+  if (texts_.insert(command).second) bytes_ += cost;
 }
 
 OracleStateHolder::OracleStateHolder(LoadOptions source, std::string deny_list_copy,

@@ -15,7 +15,8 @@ namespace corral::policy {
 // without a parse, whoever watches (the matcher reads nothing but the text
 // and the list). Agents ask the same few commands over and over; a parse of
 // even `true` costs ~15 us of CPU on a cold cache, a lookup ~1 us. Bounded:
-// emptied when its texts pass kBudget bytes. Thread-safe.
+// emptied when its texts, each counted with kPerText for the set's own
+// memory, pass kBudget bytes. Thread-safe.
 class CleanCommands {
  public:
   bool Contains(const std::string& command) const;
@@ -23,6 +24,7 @@ class CleanCommands {
 
   static constexpr std::size_t kLongest = 4096;  // longer texts are not kept
   static constexpr std::size_t kBudget = 1 << 20;
+  static constexpr std::size_t kPerText = 64;  // a node, its hash, a bucket
 
  private:
   mutable std::mutex mu_;
