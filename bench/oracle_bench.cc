@@ -10,8 +10,11 @@
 //                execs bash) under the name bash; and, as the floor for any
 //                front that asks first, ASK_THEN_EXEC (beside EXEC_ONLY: one
 //                line to a socket and one back, then the exec) against a
-//                one-thread server that answers every line at once.
+//                one-thread server that answers every line at once;
+//   refused      `bash -c 'aws s3 ls'` through corral-shell, refused by the
+//                oracle (nobody watching): the front never starts bash.
 // Usage: oracle_bench SHELL EXEC_ONLY [RUNS]
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -122,7 +125,8 @@ double OtherThreadsCpuUs() {
   return total_ns / 1000;
 }
 
-Cost RunOnce(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+Cost RunOnce(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+             int expected_status = 0) {
   std::vector<char*> args, envp;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -149,7 +153,7 @@ Cost RunOnce(const std::vector<std::string>& argv, const std::vector<std::string
   cost.oracle_us = CpuUs(self_after) - CpuUs(self_before);
   cost.workers_us = OtherThreadsCpuUs() - workers_before;
   cost.cpu_us = CpuUs(child) + cost.oracle_us;
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != expected_status) {
     std::fprintf(stderr, "oracle_bench: %s failed (status %d)\n", argv[0].c_str(), status);
     std::exit(1);
   }
@@ -291,6 +295,22 @@ int main(int argc, char** argv) {
       workers_cpu[p].push_back(cost.workers_us);
     }
   }
+  // A listed command refused through the front: it never starts bash. The
+  // front writes the oracle's message on stderr, which goes with the run's.
+  std::vector<double> refused_wall, refused_cpu;
+  const int kRefusedStatus = 1;
+  std::vector<std::string> refused_argv = {dir + "/bin/bash", "-c", "aws s3 ls"};
+  int saved_stderr = ::dup(STDERR_FILENO);
+  int null_fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  ::dup2(null_fd, STDERR_FILENO);
+  for (int i = 0; i < runs; ++i) {
+    Cost cost = RunOnce(refused_argv, env, kRefusedStatus);
+    refused_wall.push_back(cost.wall_us);
+    refused_cpu.push_back(cost.cpu_us);
+  }
+  ::dup2(saved_stderr, STDERR_FILENO);
+  ::close(saved_stderr);
+  ::close(null_fd);
   (*oracle)->Stop();
   std::filesystem::remove_all(dir);
 
@@ -324,5 +344,8 @@ int main(int argc, char** argv) {
               "   (the oracle's workers, the floor's server): %.1f us, %.1f us, %.1f us)\n",
               Mean(oracle_cpu[1]), Mean(oracle_cpu[2]), Mean(oracle_cpu[3]),
               Mean(workers_cpu[1]), Mean(workers_cpu[2]), Mean(workers_cpu[3]));
+  std::printf("bash -c 'aws s3 ls' through corral-shell, refused, %d runs, medians: %.0f us "
+              "wall, %.0f us cpu\n",
+              runs, Percentile(refused_wall, 0.5), Percentile(refused_cpu, 0.5));
   return errors.load() == 0 ? 0 : 1;
 }
