@@ -169,6 +169,21 @@ TEST_F(ShellBinaryTest, ALongCommandIsAskedWhole) {
   EXPECT_EQ(Asked(), command);
 }
 
+// A working folder longer than the room the front keeps for it is sent whole.
+TEST_F(ShellBinaryTest, ALongWorkingFolderIsSentWhole) {
+  oracle_.Serve(kAllow);
+  std::filesystem::path deep = oracle_.dir();
+  for (int i = 0; i < 12; ++i) deep /= std::string(60, 'a' + i);  // over 700 bytes
+  std::filesystem::create_directories(deep);
+  Outcome run = Run("cd " + deep.string() + " && \"$BIN/bash\" -c \"echo here\"");
+  oracle_.Join();
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(run.out, "here\n");
+  ASSERT_EQ(oracle_.requests().size(), 1u);
+  auto request = nlohmann::json::parse(oracle_.requests()[0]);
+  EXPECT_EQ(request["cwd"], deep.string());
+}
+
 // The real shell is never the front itself, however the front was started:
 // it knows its own file by the path it was started by (or /proc/self/exe).
 TEST_F(ShellBinaryTest, TheRealShellIsNeverTheFrontItself) {
