@@ -3,8 +3,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <unistd.h>
 
-#include <cstdio>
 #include <cstring>
 
 namespace corral {
