@@ -1,8 +1,10 @@
 // corral's foundation: error values, owned file descriptors (and writing
-// all of a buffer to one), listening unix sockets, logging, times as text.
+// all of a buffer to one), listening unix sockets, logging, times as text,
+// starting programs with nothing of ours open in them.
 // The one public header of base/; every other folder may include it.
 #pragma once
 
+#include "base/child_descriptors.h"
 #include "base/json_text.h"
 #include "base/log.h"
 #include "base/result.h"

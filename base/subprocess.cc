@@ -50,18 +50,22 @@ std::string FindInPath(const std::string& name) {
   return FindInPath(name, path ? path : "/usr/local/bin:/usr/bin:/bin");
 }
 
-Result<ProcessOutput> RunCapture(const std::vector<std::string>& argv,
-                                 std::chrono::milliseconds timeout) {
-  if (argv.empty()) return Error("RunCapture: empty command");
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return Error::FromErrno("pipe");
-  UniqueFd read_end(fds[0]), write_end(fds[1]);
-
+Result<pid_t> Spawn(const std::vector<std::string>& argv, ChildStdio stdio) {
+  if (argv.empty()) return Error("Spawn: empty command");
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, write_end.get(), 1);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  int target = 0;
+  for (int fd : {stdio.in, stdio.out, stdio.err}) {
+    if (fd < 0) {
+      posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0);
+    } else {
+      posix_spawn_file_actions_adddup2(&actions, fd, target);
+    }
+    ++target;
+  }
+  // The engine connections libcurl keeps, the pipes of other children: none
+  // of them is this program's, close-on-exec or not.
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -69,6 +73,18 @@ Result<ProcessOutput> RunCapture(const std::vector<std::string>& argv,
   int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) return Error::FromErrno("cannot run " + argv[0], rc);
+  return pid;
+}
+
+Result<ProcessOutput> RunCapture(const std::vector<std::string>& argv,
+                                 std::chrono::milliseconds timeout) {
+  if (argv.empty()) return Error("RunCapture: empty command");
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return Error::FromErrno("pipe");
+  UniqueFd read_end(fds[0]), write_end(fds[1]);
+  auto spawned = Spawn(argv, {.out = write_end.get()});
+  if (!spawned) return spawned.error();
+  pid_t pid = *spawned;
   write_end.Reset();
 
   ProcessOutput output;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <string>
 #include <vector>
@@ -12,6 +14,18 @@ struct ProcessOutput {
   int exit_status = -1;  // the exit code, or 128+signal
   std::string out;       // stdout (stderr is discarded)
 };
+
+// What a started program gets as its stdin, stdout and stderr (-1: /dev/null).
+// It gets no other descriptor of this process.
+struct ChildStdio {
+  int in = -1;
+  int out = -1;
+  int err = -1;
+};
+
+// Starts argv[0] (searched in PATH) with `stdio` as 0, 1 and 2 and every other
+// descriptor closed, whether or not it is close-on-exec.
+Result<pid_t> Spawn(const std::vector<std::string>& argv, ChildStdio stdio);
 
 // Runs argv[0] (searched in PATH) with stdin from /dev/null, collecting
 // stdout up to 1 MiB. Past `timeout` the child is killed and this returns an

@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 
+#include "base/base.h"
 #include "images/shim/exec_check.h"
 #include "images/shim/exec_supervisor.h"
 #include "images/shim/relay.h"
@@ -47,6 +48,8 @@ long NowMs() {
     signal(SIGTTOU, SIG_DFL);
   }
   if (!exec_check.InChild()) _exit(125);
+  // The watchdog, the bridge's listener, the signal descriptor: PID 1's alone.
+  CloseInheritedDescriptors();
   execvp(argv[0], argv);
   std::fprintf(stderr, "corral-shim: cannot run %s: %s\n", argv[0], std::strerror(errno));
   _exit(errno == ENOENT ? 127 : 126);

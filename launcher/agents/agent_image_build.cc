@@ -238,21 +238,25 @@ Result<std::string> MakeBaseImage(Engine& engine, const std::string& ca_bundle) 
     if (!sources.empty()) argv.push_back(sources);
     auto start = std::chrono::steady_clock::now();
     auto ran = RunCapture(argv, std::chrono::minutes(20));
-    // A mirror that fails a download now and then: tried again, twice.
+    // apt could not reach the mirror, or it answered 5xx: tried again, twice.
+    // Any other failure is the same the next time.
     for (int wait_s : {20, 60}) {
-      if (!ran || ran->exit_status == 0 || ran->out.find("apt download failed") == std::string::npos) {
-        break;
-      }
-      std::fprintf(stderr, "corral: mmdebstrap could not download from the package mirror; "
-                           "trying again in %d s\n", wait_s);
+      if (!ran || ran->exit_status == 0) break;
+      AptFailure failure = ReadAptFailure(ran->out);
+      if (!failure.transient) break;
+      std::fprintf(stderr, "corral: mmdebstrap could not download from the package mirror:\n");
+      for (const std::string& line : failure.lines) std::fprintf(stderr, "  %s\n", line.c_str());
+      std::fprintf(stderr, "corral: trying again in %d s\n", wait_s);
       std::this_thread::sleep_for(std::chrono::seconds(wait_s));
       ran = RunCapture(argv, std::chrono::minutes(20));
     }
     if (!ran || ran->exit_status != 0) {
       fs::remove(tarball + ".part", ec);
-      std::string out = ran ? ran->out.substr(ran->out.size() > 1500 ? ran->out.size() - 1500 : 0)
-                            : ran.error().message;
-      return Error("mmdebstrap could not make the base image:\n" + out);
+      if (!ran) return ran.error().Context("mmdebstrap could not make the base image");
+      std::string said;
+      for (const std::string& line : ReadAptFailure(ran->out).lines) said += "\n  " + line;
+      return Error("mmdebstrap could not make the base image (exit status " +
+                   std::to_string(ran->exit_status) + "):" + said);
     }
     fs::rename(tarball + ".part", tarball, ec);
     if (ec) return Error("cannot keep " + tarball + ": " + ec.message());

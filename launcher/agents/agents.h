@@ -128,6 +128,17 @@ Result<std::string> EnsureAgentImage(Engine& engine, const Recipe& recipe,
                                      const std::string& version, const std::string& ca_bundle,
                                      const std::string& shim_path, const std::string& shell_path);
 
+// What mmdebstrap's output says of a failure: apt's own error and warning
+// lines (E:, W:, Err: and its reason), at most a dozen, each short (else the
+// output's last lines); and
+// whether apt says the mirror could not be reached or answered 5xx, the one
+// kind of failure that can pass by itself.
+struct AptFailure {
+  std::vector<std::string> lines;
+  bool transient = false;
+};
+AptFailure ReadAptFailure(std::string_view output);
+
 // corral's own image (the top-level Dockerfile: corral, corral-shim and
 // corral-shell, the proxy as its entry point) on the same base, tagged
 // corral:VERSION, built when missing. Returns the tag.

@@ -50,6 +50,7 @@ void StopService(pid_t service) {
   ::dup2(null, STDIN_FILENO);
   ::dup2(log, STDOUT_FILENO);
   ::dup2(log, STDERR_FILENO);
+  CloseInheritedDescriptors();
   ::execl(podman.c_str(), "podman", "system", "service", "--time=0",
           ("unix://" + socket).c_str(), static_cast<char*>(nullptr));
   std::fprintf(stderr, "cannot run %s: %s\n", podman.c_str(), std::strerror(errno));
@@ -63,11 +64,7 @@ void StopService(pid_t service) {
   ::setsid();
   for (int sig : {SIGINT, SIGHUP, SIGPIPE}) ::signal(sig, SIG_IGN);
   int log = ::open((dir + "/podman.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  rlimit limit{};
-  ::getrlimit(RLIMIT_NOFILE, &limit);
-  for (int fd = 3; fd < static_cast<int>(std::min<rlim_t>(limit.rlim_cur, 4096)); ++fd) {
-    if (fd != done && fd != log) ::close(fd);
-  }
+  CloseInheritedDescriptors({done, log});
   pid_t service = ::fork();
   if (service == 0) ExecService(podman, dir + "/podman.sock", log);
   if (service < 0) ::_exit(1);

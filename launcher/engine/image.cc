@@ -172,22 +172,11 @@ Result<std::pair<pid_t, UniqueFd>> PackContext(const std::string& dir) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return Error::FromErrno("pipe");
   UniqueFd read_end(fds[0]), write_end(fds[1]);
-  pid_t tar = ::fork();
-  if (tar < 0) return Error::FromErrno("cannot start tar");
-  if (tar == 0) {
-    int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
-    ::dup2(list.valid() ? list.get() : null, STDIN_FILENO);
-    ::dup2(write_end.get(), STDOUT_FILENO);
-    ::dup2(null, STDERR_FILENO);
-    if (list.valid()) {
-      ::execlp("tar", "tar", "-C", dir.c_str(), "--null", "--no-recursion", "-T", "-", "-cf", "-",
-               static_cast<char*>(nullptr));
-    } else {
-      ::execlp("tar", "tar", "-C", dir.c_str(), "-cf", "-", ".", static_cast<char*>(nullptr));
-    }
-    ::_exit(127);
-  }
-  return std::pair{tar, std::move(read_end)};
+  std::vector<std::string> argv = {"tar", "-C", dir, "-cf", "-", "."};
+  if (list.valid()) argv = {"tar", "-C", dir, "--null", "--no-recursion", "-T", "-", "-cf", "-"};
+  auto tar = Spawn(argv, {.in = list.get(), .out = write_end.get()});
+  if (!tar) return tar.error().Context("cannot start tar");
+  return std::pair{*tar, std::move(read_end)};
 }
 
 Result<void> Build(Engine& engine, const std::string& image, const std::string& dir) {

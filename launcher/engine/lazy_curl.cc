@@ -9,9 +9,16 @@
 // it cannot be opened, curl_easy_init returns null (every caller already says
 // "cannot start libcurl") and the loader's reason is logged once.
 #include <curl/curl.h>
+#include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cstdarg>
+#include <cstdlib>
 
 #include "base/base.h"
 
@@ -91,18 +98,56 @@ CURLcode ForwardOption(int option, va_list args, Call call) {
   return call(va_arg(args, void*));
 }
 
+// libcurl opens its sockets without close-on-exec: a program corral starts
+// would hold its engine connections. Every handle opens them here instead.
+curl_socket_t OpenCloseOnExec(void*, curlsocktype, curl_sockaddr* address) {
+  return ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+}
+
+// libcurl 7.88 also opens a socket pair per handle (to wake its poll) with no
+// way to ask for close-on-exec. So every descriptor from 3 up is marked once
+// a request is under way, and again after it (for one that never connected):
+// one close_range (Linux 5.11), else each descriptor /proc/self/fd lists.
+// Nothing corral holds is meant for a program it execs: what is handed on is
+// dup2'ed into place, which clears the mark.
+void MarkDescriptorsCloseOnExec() {
+  if (::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0) return;
+  DIR* dir = ::opendir("/proc/self/fd");
+  if (dir == nullptr) return;
+  for (dirent* entry; (entry = ::readdir(dir)) != nullptr;) {
+    int fd = std::atoi(entry->d_name);
+    if (fd > 2 && fd != ::dirfd(dir)) ::fcntl(fd, F_SETFD, ::fcntl(fd, F_GETFD) | FD_CLOEXEC);
+  }
+  ::closedir(dir);
+}
+
+int MarkOnceConnected(void*, char*, char*, int, int) {
+  MarkDescriptorsCloseOnExec();
+  return CURL_PREREQFUNC_OK;
+}
+
+CURL* WithCloseOnExec(CURL* handle) {
+  if (handle != nullptr) {
+    Get().easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION,
+                      static_cast<curl_opensocket_callback>(&OpenCloseOnExec));
+    Get().easy_setopt(handle, CURLOPT_PREREQFUNCTION,
+                      static_cast<curl_prereq_callback>(&MarkOnceConnected));
+  }
+  return handle;
+}
+
 }  // namespace
 
 extern "C" {
 
-CURL* curl_easy_init() { return Get().loaded ? Get().easy_init() : nullptr; }
+CURL* curl_easy_init() { return Get().loaded ? WithCloseOnExec(Get().easy_init()) : nullptr; }
 
 void curl_easy_cleanup(CURL* handle) {
   if (handle != nullptr) Get().easy_cleanup(handle);
 }
 
 void curl_easy_reset(CURL* handle) {
-  if (handle != nullptr) Get().easy_reset(handle);
+  if (handle != nullptr) WithCloseOnExec((Get().easy_reset(handle), handle));
 }
 
 CURLcode curl_easy_setopt(CURL* handle, CURLoption option, ...) {
@@ -127,7 +172,10 @@ CURLcode curl_easy_getinfo(CURL* handle, CURLINFO info, ...) {
 }
 
 CURLcode curl_easy_perform(CURL* handle) {
-  return Get().loaded ? Get().easy_perform(handle) : CURLE_FAILED_INIT;
+  if (!Get().loaded) return CURLE_FAILED_INIT;
+  CURLcode code = Get().easy_perform(handle);
+  MarkDescriptorsCloseOnExec();
+  return code;
 }
 
 CURLcode curl_easy_recv(CURL* handle, void* buffer, size_t length, size_t* n) {

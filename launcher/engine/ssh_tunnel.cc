@@ -63,6 +63,7 @@ std::vector<std::string> SshArgs(const SshTarget& target, const std::string& con
   ::dup2(in, STDIN_FILENO);
   ::dup2(out, STDOUT_FILENO);
   ::dup2(err, STDERR_FILENO);
+  CloseInheritedDescriptors();
   for (int sig : {SIGINT, SIGHUP, SIGPIPE, SIGTERM}) ::signal(sig, SIG_DFL);
   std::vector<char*> argv;
   for (auto& arg : args) argv.push_back(arg.data());
@@ -129,11 +130,7 @@ void Dial(int listener, const SshTarget& target, const std::string& control, int
   for (int sig : {SIGINT, SIGHUP, SIGPIPE}) ::signal(sig, SIG_IGN);
   int log = ::open((dir + "/ssh.log").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
-  rlimit limit{};
-  ::getrlimit(RLIMIT_NOFILE, &limit);
-  for (int fd = 3; fd < static_cast<int>(std::min<rlim_t>(limit.rlim_cur, 4096)); ++fd) {
-    if (fd != done && fd != log && fd != null) ::close(fd);
-  }
+  CloseInheritedDescriptors({done, log, null});
   std::string control = dir + "/control", local = dir + "/engine.sock";
   int listener = target.socket.empty() ? Listen(local) : -1;
   if (target.socket.empty() && listener < 0) ::_exit(1);

@@ -1,7 +1,6 @@
 #include "launcher/session/session.h"
 
 #include <curl/curl.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,8 +9,6 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
-
-extern char** environ;
 
 namespace corral::launcher {
 namespace {
@@ -25,11 +22,9 @@ void DesktopNotice(const policy::InboxItem& item) {
                      " was refused while you were away. corral inbox shows it.";
   std::vector<std::string> args = {"notify-send", "--app-name=corral", "--expire-time=10000",
                                    "corral blocked a command", body};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  if (::posix_spawnp(&pid, "notify-send", nullptr, nullptr, argv.data(), environ) != 0) return;
+  auto spawned = Spawn(args, {});
+  if (!spawned) return;
+  pid_t pid = *spawned;
   for (int i = 0; i < 40; ++i) {
     int status = 0;
     if (::waitpid(pid, &status, WNOHANG) == pid) return;

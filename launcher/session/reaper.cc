@@ -34,11 +34,7 @@ bool SendUntilDone(const Endpoint& endpoint, const std::string& method, const st
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) ::signal(sig, SIG_IGN);
   int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   for (int fd = 0; fd < 3; ++fd) ::dup2(null, fd);
-  rlimit limit{};
-  ::getrlimit(RLIMIT_NOFILE, &limit);
-  for (int fd = 3; fd < static_cast<int>(std::min<rlim_t>(limit.rlim_cur, 4096)); ++fd) {
-    if (fd != pipe_read) ::close(fd);
-  }
+  CloseInheritedDescriptors({pipe_read});
   char byte = 0;
   ssize_t n;
   do {

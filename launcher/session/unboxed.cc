@@ -59,6 +59,7 @@ Result<int> SpawnAndWait(const std::string& program, const std::vector<std::stri
   if (child == 0) {
     ::sigaction(SIGINT, &old_int, nullptr);
     ::sigaction(SIGQUIT, &old_quit, nullptr);
+    CloseInheritedDescriptors();
     ::execve(program.c_str(), argv.data(), envp.data());
     std::fprintf(stderr, "corral: cannot run %s: %s\n", program.c_str(), std::strerror(errno));
     ::_exit(errno == ENOENT ? 127 : 126);
