@@ -32,6 +32,21 @@ bool RunsCode(std::string_view key) {
   return key.starts_with("pager.") || (key.starts_with("browser.") && key.ends_with(".path"));
 }
 
+// Subcommands that take no repository or URL, and none of whose options
+// runs a program named on the command line: a word only known at run time
+// (a commit message from $(cat <<'EOF' ...)) is data to them, never an
+// ext:: transport. Anything else (clone, fetch, remote, an alias from the
+// user's configuration) may take one.
+bool TakesNoRepository(std::string_view subcommand) {
+  return OneOf(subcommand,
+               {"add", "am", "apply", "blame", "branch", "cat-file", "check-ignore", "checkout",
+                "cherry-pick", "clean", "commit", "describe", "diff", "for-each-ref",
+                "format-patch", "hash-object", "log", "ls-files", "ls-tree", "merge",
+                "merge-base", "mv", "notes", "range-diff", "reflog", "reset", "restore",
+                "rev-list", "rev-parse", "revert", "rm", "shortlog", "show", "show-ref", "stash",
+                "status", "switch", "symbolic-ref", "tag", "update-ref", "worktree"});
+}
+
 bool Truthy(std::string_view value) {
   return !OneOf(Lower(value), {"false", "no", "off", "0", ""});
 }
@@ -158,6 +173,7 @@ void Walker::HandleGit(std::span<const Arg> args, const Ctx& ctx) {
   RunGitHooks(args[0], ctx);
   if (normalized.size() < 2) return;
   std::span<const Arg> rest = std::span<const Arg>(normalized).subspan(2);
+  const bool may_take_repository = !TakesNoRepository(subcommand);
   for (std::size_t k = 0; k < rest.size(); ++k) {
     std::string_view t = rest[k].text;
     // Programs git starts for a transport: --upload-pack, --receive-pack,
@@ -174,7 +190,7 @@ void Walker::HandleGit(std::span<const Arg> args, const Ctx& ctx) {
       ParseCodeArg("git -u", rest[k + 1], 0, ctx);
     }
     if (t.starts_with("ext::")) ResolveWords(t.substr(5), rest[k], ctx);
-    if (!rest[k].literal() && CouldBe(rest[k], "ext::")) {
+    if (may_take_repository && !rest[k].literal() && CouldBe(rest[k], "ext::")) {
       Undetermined("the git transport " + Quote(rest[k]) + " is only known when it runs",
                    &rest[k]);
     }

@@ -44,6 +44,23 @@ INSTANTIATE_TEST_SUITE_P(GitConfigPrograms, Families, ::testing::Values(
     N("git -c alias.st=status st"), N("git -c alias.l='!ls' l"), N("git config user.name x"),
     N("git -c core.fsmonitor=false status")));
 
+// A word only known at run time names a transport (ext::CMD) only where git
+// takes a repository; other subcommands read it as data (issue 27).
+INSTANTIATE_TEST_SUITE_P(GitArgumentsKnownAtRunTime, Families, ::testing::Values(
+    N("git commit -m \"$(date)\""), N("git commit -m \"$msg\""), N("git log --grep \"$x\""),
+    N("git checkout \"$branch\""), N("git switch -c \"$b\""), N("git add \"$f\""),
+    N("git diff \"$a\" -- src"), N("git show \"$rev\":README.md"), N("git tag -m \"$m\" v1"),
+    N("git stash list"), N("git rev-parse \"$ref\""), N("git reset --hard \"$rev\""),
+    U("git clone \"$url\""), U("git fetch \"$remote\""), U("git pull \"$remote\" main"),
+    U("git ls-remote $u"), U("git remote add o \"$u\""), U("git remote set-url o \"$u\""),
+    U("git submodule add \"$u\""), U("git config remote.o.url \"$u\""),
+    U("git -c protocol.ext.allow=always ls-remote \"$(cat <<'EOF'\next::aws s3\nEOF\n)\""),
+    // An alias from the user's configuration may be any subcommand.
+    U("git cl \"$u\""),
+    // A word that may be an option making the next word code.
+    U("git rebase \"$o\" 'aws s3'"), U("git bisect \"$s\" aws"),
+    U("git submodule \"$s\" aws")));
+
 INSTANTIATE_TEST_SUITE_P(GitHooks, Families, ::testing::Values(
     L("printf '#!/bin/sh\\naws\\n' > .git/hooks/pre-commit; git commit -m x", "aws"),
     L("echo kubectl > .git/hooks/post-checkout; chmod +x .git/hooks/post-checkout; "
