@@ -47,6 +47,21 @@ bool TakesNoRepository(std::string_view subcommand) {
                 "status", "switch", "symbolic-ref", "tag", "update-ref", "worktree"});
 }
 
+// Keys whose value is a repository URL, which may be an ext:: transport.
+bool NamesRepository(std::string_view key) {
+  return (key.starts_with("remote.") && (key.ends_with(".url") || key.ends_with(".pushurl"))) ||
+         (key.starts_with("submodule.") && key.ends_with(".url"));
+}
+
+// --git-dir="$d": the option is fixed before the part only known at run
+// time. "$o" or "-$x" may turn out to be -c, which makes the next word
+// configuration, and --config-env takes a program from the environment.
+bool FixedOptionName(const Arg& word) {
+  std::string_view known = word.text.substr(0, word.text.find(shell::kExpansionMark));
+  return known.starts_with("--") && known.find('=') != std::string_view::npos &&
+         !known.starts_with("--config-env");
+}
+
 bool Truthy(std::string_view value) {
   return !OneOf(Lower(value), {"false", "no", "off", "0", ""});
 }
@@ -118,7 +133,19 @@ std::vector<std::pair<std::string, std::string>> GitConfigPairs(std::string_view
 
 void Walker::HandleGit(std::span<const Arg> args, const Ctx& ctx) {
   std::vector<std::size_t> configs;
-  std::size_t sub = SkipGitGlobalOptions(args, &configs);
+  std::vector<std::size_t> unknown_options;
+  std::size_t sub = SkipGitGlobalOptions(args, &configs, &unknown_options);
+  for (std::size_t index : unknown_options) {
+    if (FixedOptionName(args[index])) continue;
+    Undetermined("git's option " + Quote(args[index]) +
+                     " is only known when it runs (it may be -c, configuring a program)",
+                 &args[index]);
+  }
+  if (sub < args.size() && !args[sub].literal()) {
+    // It may be -c, or a subcommand that runs later words (rebase -x, bisect run).
+    Undetermined("git's subcommand " + Quote(args[sub]) + " is only known when it runs",
+                 &args[sub]);
+  }
   for (std::size_t index : configs) {
     std::string_view t = args[index].text;
     std::size_t eq = t.find('=');
@@ -189,6 +216,14 @@ void Walker::HandleGit(std::span<const Arg> args, const Ctx& ctx) {
         OneOf(subcommand, {"fetch", "clone", "ls-remote", "pull", "archive"})) {
       ParseCodeArg("git -u", rest[k + 1], 0, ctx);
     }
+    // A repository given as an option: archive --remote=URL, push --repo=URL.
+    for (std::string_view option : {"--remote", "--repo"}) {
+      if (t == option && k + 1 < rest.size()) {
+        GitTransport(rest[k + 1], 0, ctx);
+      } else if (t.size() > option.size() && t.starts_with(option) && t[option.size()] == '=') {
+        GitTransport(rest[k], option.size() + 1, ctx);
+      }
+    }
     if (t.starts_with("ext::")) ResolveWords(t.substr(5), rest[k], ctx);
     if (may_take_repository && !rest[k].literal() && CouldBe(rest[k], "ext::")) {
       Undetermined("the git transport " + Quote(rest[k]) + " is only known when it runs",
@@ -251,6 +286,8 @@ void Walker::GitConfigValue(const Arg& word, std::string_view key, std::string_v
         file != nullptr && file->kind == WrittenFile::Kind::kText) {
       GitConfigText(word, file->content, ctx);
     }
+  } else if (NamesRepository(key)) {
+    GitTransport(word, value_offset, ctx);
   } else if (persistent && key.starts_with("remote.") &&
              ((key.ends_with(".push") && value.starts_with("+")) ||
               (key.ends_with(".mirror") && Truthy(value)))) {
@@ -266,6 +303,16 @@ void Walker::GitConfigValue(const Arg& word, std::string_view key, std::string_v
     spec.flags &= ~shell::kGlob;
     std::vector<Arg> synthetic = {git, sub, spec};
     CheckList("git", synthetic, true);
+  }
+}
+
+void Walker::GitTransport(const Arg& word, std::size_t offset, const Ctx& ctx) {
+  Arg url = word;
+  url.text = word.text.substr(std::min(offset, word.text.size()));
+  if (url.text.starts_with("ext::")) {
+    ResolveWords(url.text.substr(5), word, ctx);
+  } else if (!url.literal() && CouldBe(url, "ext::")) {
+    Undetermined("the git transport " + Quote(word) + " is only known when it runs", &word);
   }
 }
 

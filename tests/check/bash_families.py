@@ -35,6 +35,7 @@ FAMILIES = {
         "git -c gpg.program={P} commit -q -S --allow-empty -m x",
         "git -c alias.x='!{C}' x",
         "git -c core.editor=\"$(cat <<'EOF'\n{R}\nEOF\n)\" commit -q --allow-empty",
+        "o=-c; git \"$o\" core.editor='{C}' commit -q --allow-empty",
         "git -c alias.x='!f(){ {C}; }; f' x",
         "git config alias.x '!{C}'; git x",
         "git config core.sshCommand '{C}'; git fetch ssh://h/r",
@@ -59,6 +60,9 @@ FAMILIES = {
         "git -c protocol.allow=always clone -q 'ext::{C}' x",
         "git -c protocol.ext.allow=always fetch ext::{P}",
         "git -c protocol.ext.allow=always ls-remote \"$(cat <<'EOF'\next::{S}/aws\nEOF\n)\"",
+        "git -c protocol.ext.allow=always archive --remote='ext::{S}/aws s3' HEAD",
+        "git -c protocol.ext.allow=always push -q --repo='ext::{S}/aws s3' --all",
+        "git -c protocol.ext.allow=always -c remote.x.url='ext::{S}/aws s3' fetch -q x",
     ],
     "git-hooks": [
         "printf '#!/bin/sh\\n{C}\\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; "

@@ -92,6 +92,7 @@ DENY = [
     ("cat <<EOF > out.txt\nlisting: `kubectl get pods`\nEOF", "kubectl"),
     # Issue 27: an unquoted heredoc's substitutions run, whoever reads its text.
     ('git commit -m "$(cat <<EOF\nfiles: $(aws s3 ls)\nEOF\n)"', "aws"),
+    ("git -c remote.origin.url='ext::aws s3' fetch origin", "aws"),
     ("git push --force", "git push --force"),
     ("git push origin main --force", "git push --force"),
     ("git push -f", "git push -f"),
@@ -198,6 +199,7 @@ UNDETERMINED = [
     "bash -c \"$(cat <<'EOF'\naws s3 ls\nEOF\n)\"",
     "eval \"$(cat <<'EOF'\naws s3 ls\nEOF\n)\"",
     "git -c protocol.ext.allow=always ls-remote \"$(cat <<'EOF'\next::aws s3\nEOF\n)\"",
+    "o=-c; git \"$o\" core.editor=aws commit",
 ]
 
 ALLOW = [
