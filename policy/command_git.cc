@@ -32,6 +32,36 @@ bool RunsCode(std::string_view key) {
   return key.starts_with("pager.") || (key.starts_with("browser.") && key.ends_with(".path"));
 }
 
+// Subcommands that take no repository or URL, and none of whose options
+// runs a program named on the command line: a word only known at run time
+// (a commit message from $(cat <<'EOF' ...)) is data to them, never an
+// ext:: transport. Anything else (clone, fetch, remote, an alias from the
+// user's configuration) may take one.
+bool TakesNoRepository(std::string_view subcommand) {
+  return OneOf(subcommand,
+               {"add", "am", "apply", "blame", "branch", "cat-file", "check-ignore", "checkout",
+                "cherry-pick", "clean", "commit", "describe", "diff", "for-each-ref",
+                "format-patch", "hash-object", "log", "ls-files", "ls-tree", "merge",
+                "merge-base", "mv", "notes", "range-diff", "reflog", "reset", "restore",
+                "rev-list", "rev-parse", "revert", "rm", "shortlog", "show", "show-ref", "stash",
+                "status", "switch", "symbolic-ref", "tag", "update-ref", "worktree"});
+}
+
+// Keys whose value is a repository URL, which may be an ext:: transport.
+bool NamesRepository(std::string_view key) {
+  return (key.starts_with("remote.") && (key.ends_with(".url") || key.ends_with(".pushurl"))) ||
+         (key.starts_with("submodule.") && key.ends_with(".url"));
+}
+
+// --git-dir="$d": the option is fixed before the part only known at run
+// time. "$o" or "-$x" may turn out to be -c, which makes the next word
+// configuration, and --config-env takes a program from the environment.
+bool FixedOptionName(const Arg& word) {
+  std::string_view known = word.text.substr(0, word.text.find(shell::kExpansionMark));
+  return known.starts_with("--") && known.find('=') != std::string_view::npos &&
+         !known.starts_with("--config-env");
+}
+
 bool Truthy(std::string_view value) {
   return !OneOf(Lower(value), {"false", "no", "off", "0", ""});
 }
@@ -103,7 +133,19 @@ std::vector<std::pair<std::string, std::string>> GitConfigPairs(std::string_view
 
 void Walker::HandleGit(std::span<const Arg> args, const Ctx& ctx) {
   std::vector<std::size_t> configs;
-  std::size_t sub = SkipGitGlobalOptions(args, &configs);
+  std::vector<std::size_t> unknown_options;
+  std::size_t sub = SkipGitGlobalOptions(args, &configs, &unknown_options);
+  for (std::size_t index : unknown_options) {
+    if (FixedOptionName(args[index])) continue;
+    Undetermined("git's option " + Quote(args[index]) +
+                     " is only known when it runs (it may be -c, configuring a program)",
+                 &args[index]);
+  }
+  if (sub < args.size() && !args[sub].literal()) {
+    // It may be -c, or a subcommand that runs later words (rebase -x, bisect run).
+    Undetermined("git's subcommand " + Quote(args[sub]) + " is only known when it runs",
+                 &args[sub]);
+  }
   for (std::size_t index : configs) {
     std::string_view t = args[index].text;
     std::size_t eq = t.find('=');
@@ -158,6 +200,7 @@ void Walker::HandleGit(std::span<const Arg> args, const Ctx& ctx) {
   RunGitHooks(args[0], ctx);
   if (normalized.size() < 2) return;
   std::span<const Arg> rest = std::span<const Arg>(normalized).subspan(2);
+  const bool may_take_repository = !TakesNoRepository(subcommand);
   for (std::size_t k = 0; k < rest.size(); ++k) {
     std::string_view t = rest[k].text;
     // Programs git starts for a transport: --upload-pack, --receive-pack,
@@ -173,8 +216,16 @@ void Walker::HandleGit(std::span<const Arg> args, const Ctx& ctx) {
         OneOf(subcommand, {"fetch", "clone", "ls-remote", "pull", "archive"})) {
       ParseCodeArg("git -u", rest[k + 1], 0, ctx);
     }
+    // A repository given as an option: archive --remote=URL, push --repo=URL.
+    for (std::string_view option : {"--remote", "--repo"}) {
+      if (t == option && k + 1 < rest.size()) {
+        GitTransport(rest[k + 1], 0, ctx);
+      } else if (t.size() > option.size() && t.starts_with(option) && t[option.size()] == '=') {
+        GitTransport(rest[k], option.size() + 1, ctx);
+      }
+    }
     if (t.starts_with("ext::")) ResolveWords(t.substr(5), rest[k], ctx);
-    if (!rest[k].literal() && CouldBe(rest[k], "ext::")) {
+    if (may_take_repository && !rest[k].literal() && CouldBe(rest[k], "ext::")) {
       Undetermined("the git transport " + Quote(rest[k]) + " is only known when it runs",
                    &rest[k]);
     }
@@ -235,6 +286,8 @@ void Walker::GitConfigValue(const Arg& word, std::string_view key, std::string_v
         file != nullptr && file->kind == WrittenFile::Kind::kText) {
       GitConfigText(word, file->content, ctx);
     }
+  } else if (NamesRepository(key)) {
+    GitTransport(word, value_offset, ctx);
   } else if (persistent && key.starts_with("remote.") &&
              ((key.ends_with(".push") && value.starts_with("+")) ||
               (key.ends_with(".mirror") && Truthy(value)))) {
@@ -250,6 +303,16 @@ void Walker::GitConfigValue(const Arg& word, std::string_view key, std::string_v
     spec.flags &= ~shell::kGlob;
     std::vector<Arg> synthetic = {git, sub, spec};
     CheckList("git", synthetic, true);
+  }
+}
+
+void Walker::GitTransport(const Arg& word, std::size_t offset, const Ctx& ctx) {
+  Arg url = word;
+  url.text = word.text.substr(std::min(offset, word.text.size()));
+  if (url.text.starts_with("ext::")) {
+    ResolveWords(url.text.substr(5), word, ctx);
+  } else if (!url.literal() && CouldBe(url, "ext::")) {
+    Undetermined("the git transport " + Quote(word) + " is only known when it runs", &word);
   }
 }
 

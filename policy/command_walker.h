@@ -125,6 +125,8 @@ class Walker final : public shell::Visitor {
   void GitConfigValue(const Arg& word, std::string_view key, std::string_view value,
                       std::size_t value_offset, bool persistent, const Ctx& ctx);
   void GitConfigText(const Arg& word, std::string_view text, const Ctx& ctx);
+  // A repository URL in `word` from byte `offset`: ext::CMD runs CMD.
+  void GitTransport(const Arg& word, std::size_t offset, const Ctx& ctx);
   void GitConfigFromEnvironment(const Arg& word, const Ctx& ctx, std::vector<Arg>* pushes);
   void RunGitHooks(const Arg& word, const Ctx& ctx);
 

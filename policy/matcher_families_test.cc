@@ -44,6 +44,43 @@ INSTANTIATE_TEST_SUITE_P(GitConfigPrograms, Families, ::testing::Values(
     N("git -c alias.st=status st"), N("git -c alias.l='!ls' l"), N("git config user.name x"),
     N("git -c core.fsmonitor=false status")));
 
+// A word only known at run time names a transport (ext::CMD) only where git
+// takes a repository; other subcommands read it as data (issue 27).
+INSTANTIATE_TEST_SUITE_P(GitArgumentsKnownAtRunTime, Families, ::testing::Values(
+    N("git commit -m \"$(date)\""), N("git commit -m \"$msg\""), N("git log --grep \"$x\""),
+    N("git checkout \"$branch\""), N("git switch -c \"$b\""), N("git add \"$f\""),
+    N("git diff \"$a\" -- src"), N("git show \"$rev\":README.md"), N("git tag -m \"$m\" v1"),
+    N("git stash list"), N("git rev-parse \"$ref\""), N("git reset --hard \"$rev\""),
+    U("git clone \"$url\""), U("git fetch \"$remote\""), U("git pull \"$remote\" main"),
+    U("git ls-remote $u"), U("git remote add o \"$u\""), U("git remote set-url o \"$u\""),
+    U("git submodule add \"$u\""), U("git config remote.o.url \"$u\""),
+    U("git -c protocol.ext.allow=always ls-remote \"$(cat <<'EOF'\next::aws s3\nEOF\n)\""),
+    // An alias from the user's configuration may be any subcommand.
+    U("git cl \"$u\""),
+    // A word that may be an option making the next word code.
+    U("git rebase \"$o\" 'aws s3'"), U("git bisect \"$s\" aws"),
+    U("git submodule \"$s\" aws")));
+
+// git's own options and subcommand only known at run time, and repositories
+// given as options or configuration: each may name a program.
+INSTANTIATE_TEST_SUITE_P(GitOptionsAndRepositories, Families, ::testing::Values(
+    U("o=-c; git \"$o\" core.editor=aws commit"), U("git \"-$x\" core.editor=aws commit"),
+    U("git --\"$x\" commit"), U("git \"$s\" -x aws HEAD~1"), U("git $(echo rebase) -x aws"),
+    U("git \"$(cat <<'EOF'\n-c\nEOF\n)\" core.editor=aws commit"),
+    N("git --git-dir=\"$d\" status"), N("git -C \"$d\" commit -m x"),
+    N("git --work-tree=\"$w\" --git-dir=\"$d\" log"),
+    L("git -c protocol.ext.allow=always archive --remote='ext::aws s3' HEAD", "aws"),
+    L("git archive --remote 'ext::kubectl get' HEAD", "kubectl"),
+    L("git push --repo='ext::aws s3' --all", "aws"), U("git archive --remote=\"$r\" HEAD"),
+    N("git archive --remote=origin HEAD"), N("git submodule update --remote"),
+    L("git -c remote.origin.url='ext::aws s3' fetch origin", "aws"),
+    L("git config remote.origin.pushurl 'ext::aws s3'; git push", "aws"),
+    L("GIT_CONFIG_PARAMETERS=\"'remote.origin.url'='ext::aws'\" git fetch", "aws"),
+    L("git -c submodule.x.url='ext::aws' submodule update --init", "aws"),
+    L("printf '[remote \"o\"]\\n\\turl = ext::aws s3\\n' >> .git/config; git fetch o", "aws"),
+    U("git -c remote.origin.url=\"$u\" fetch origin"),
+    N("git -c remote.origin.url=https://example.com/r.git fetch origin")));
+
 INSTANTIATE_TEST_SUITE_P(GitHooks, Families, ::testing::Values(
     L("printf '#!/bin/sh\\naws\\n' > .git/hooks/pre-commit; git commit -m x", "aws"),
     L("echo kubectl > .git/hooks/post-checkout; chmod +x .git/hooks/post-checkout; "

@@ -129,5 +129,32 @@ INSTANTIATE_TEST_SUITE_P(Heredocs, Rules, ::testing::Values(
     N("cat <<\\EOF\n$(aws)\nEOF"), N("cat <<\"EOF\"\n$(aws)\nEOF"),
     N("cat <<-'X'\n\t$(aws)\n\tX\necho done")));
 
+// A quoted heredoc's text given as an argument is data (issue 27): a commit
+// message that names listed commands. Where that text reaches something
+// that runs it, it is still refused.
+const std::string kMessage =
+    "\"$(cat <<'EOF'\nFix the deploy notes\n\nWe no longer run aws s3 sync or kubectl apply by "
+    "hand; terraform apply does it.\ngit push --force is never needed.\nEOF\n)\"";
+const std::string kCode = "\"$(cat <<'EOF'\naws s3 ls\nEOF\n)\"";
+
+INSTANTIATE_TEST_SUITE_P(HeredocArguments, Rules, ::testing::Values(
+    N("git commit -m " + kMessage), N("git commit -q -a -m " + kMessage),
+    N("git commit --amend -m " + kMessage), N("git -C sub commit -m " + kMessage),
+    N("git tag -a v1 -m " + kMessage), N("git merge --no-ff -m " + kMessage + " feature"),
+    N("git notes add -m " + kMessage), N("echo " + kMessage), N("printf '%s\\n' " + kMessage),
+    // An unquoted body: its words are data, its substitutions run.
+    N("git commit -m \"$(cat <<EOF\nWe no longer run aws s3 sync; terraform apply\nEOF\n)\""),
+    L("git commit -m \"$(cat <<EOF\nfiles: $(aws s3 ls)\nEOF\n)\"", "aws"),
+    L("git commit -m \"$(cat <<EOF\npods: `kubectl get pods`\nEOF\n)\"", "kubectl"),
+    L("git commit -m " + kMessage + " && aws s3 ls", "aws"),
+    L("git -c core.editor=aws commit -m " + kMessage, "aws"),
+    L("bash <<'EOF'\naws s3 ls\nEOF", "aws"), L("sh -s <<EOF\naws s3 ls\nEOF", "aws"),
+    U("bash -c " + kCode), U("sh -c " + kCode), U("eval " + kCode), U(kCode),
+    U("timeout 5 bash -c " + kCode), U("xargs sh -c " + kCode + " <<< x"),
+    U("find . -exec sh -c " + kCode + " \\;"), U("echo " + kCode + " | bash"),
+    U("ssh host " + kCode), U("watch " + kCode), U("git -c core.editor=" + kCode + " commit"),
+    U("GIT_EDITOR=" + kCode + " git commit"), U("git rebase -x " + kCode),
+    U("git bisect run " + kCode), U("git clone " + kCode), U("git ls-remote " + kCode)));
+
 }  // namespace
 }  // namespace corral::policy

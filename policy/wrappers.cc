@@ -328,13 +328,15 @@ WrapperPlan PlanWrapper(const WrapperSpec& spec, std::span<const Arg> args, std:
   return plan;
 }
 
-std::size_t SkipGitGlobalOptions(std::span<const Arg> args, std::vector<std::size_t>* configs) {
+std::size_t SkipGitGlobalOptions(std::span<const Arg> args, std::vector<std::size_t>* configs,
+                                 std::vector<std::size_t>* unknown) {
   static constexpr std::string_view kWithArgument =
       "git-dir work-tree namespace super-prefix config-env attr-source exec-path-arg";
   std::size_t i = 1;
   while (i < args.size()) {
     std::string_view t = args[i].text;
     if (!args[i].option()) return i;
+    if (!args[i].literal()) unknown->push_back(i);
     if (t == "-C" || t == "-c") {
       if (t == "-c" && i + 1 < args.size()) configs->push_back(i + 1);
       i += 2;

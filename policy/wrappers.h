@@ -56,7 +56,9 @@ const WrapperSpec* FindWrapper(std::string_view name, std::span<const Arg> args,
 WrapperPlan PlanWrapper(const WrapperSpec& spec, std::span<const Arg> args, std::size_t first);
 
 // Options of `git` before its subcommand; returns the subcommand's index
-// (args.size() when none) and collects -c NAME=VALUE words.
-std::size_t SkipGitGlobalOptions(std::span<const Arg> args, std::vector<std::size_t>* configs);
+// (args.size() when none), collects -c NAME=VALUE words and the words read
+// as options that are only known at run time.
+std::size_t SkipGitGlobalOptions(std::span<const Arg> args, std::vector<std::size_t>* configs,
+                                 std::vector<std::size_t>* unknown);
 
 }  // namespace corral::policy

@@ -34,6 +34,8 @@ FAMILIES = {
         "echo y >> file.txt; git -c diff.external='{C}' diff",
         "git -c gpg.program={P} commit -q -S --allow-empty -m x",
         "git -c alias.x='!{C}' x",
+        "git -c core.editor=\"$(cat <<'EOF'\n{R}\nEOF\n)\" commit -q --allow-empty",
+        "o=-c; git \"$o\" core.editor='{C}' commit -q --allow-empty",
         "git -c alias.x='!f(){ {C}; }; f' x",
         "git config alias.x '!{C}'; git x",
         "git config core.sshCommand '{C}'; git fetch ssh://h/r",
@@ -57,6 +59,10 @@ FAMILIES = {
         "git -c protocol.ext.allow=always ls-remote 'ext::{C}'",
         "git -c protocol.allow=always clone -q 'ext::{C}' x",
         "git -c protocol.ext.allow=always fetch ext::{P}",
+        "git -c protocol.ext.allow=always ls-remote \"$(cat <<'EOF'\next::{S}/aws\nEOF\n)\"",
+        "git -c protocol.ext.allow=always archive --remote='ext::{S}/aws s3' HEAD",
+        "git -c protocol.ext.allow=always push -q --repo='ext::{S}/aws s3' --all",
+        "git -c protocol.ext.allow=always -c remote.x.url='ext::{S}/aws s3' fetch -q x",
     ],
     "git-hooks": [
         "printf '#!/bin/sh\\n{C}\\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; "
@@ -360,6 +366,12 @@ HARMLESS = {
         "git push -q --force-with-lease origin main",
         "git push -q --follow-tags origin main",
         "git -c push.default=simple push -q",
+        # Issue 27: a quoted heredoc's text as an argument is data.
+        "git commit -q --allow-empty -m \"$(cat <<'EOF'\nFix the deploy notes\n\nWe no longer run "
+        "aws s3 sync or kubectl apply by hand; terraform apply does it.\n"
+        "git push --force is never needed.\nEOF\n)\"",
+        "git tag -a v1 -m \"$(cat <<'EOF'\nkubectl apply is gone\nEOF\n)\"",
+        "git commit -q --allow-empty -m \"$(cat <<EOF\nNotes from $(date +%F): aws s3 sync\nEOF\n)\"",
     ],
 }
 

@@ -39,9 +39,10 @@ CONTEXTS = [
     "timeout 5 bash -c 'X'", "xargs -I{} sh -c 'X' <<< 1", "find . -maxdepth 0 -exec X \\;",
     "echo | xargs X", 'bash -c "X"', "sh <<EOF\nX\nEOF", "cat <<EOF\n$(X)\nEOF", "! X",
     "time X", "coproc X\nwait", "X |& cat", "X 2>&1", ">/dev/null X", "exec 3>&1; X",
+    "bash -c \"$(cat <<'EOF'\nX\nEOF\n)\"", "eval \"$(cat <<'EOF'\nX\nEOF\n)\"",
     # data: these must stay allowed whatever X is
     "echo X", "echo 'X'", "cat <<'EOF'\nX\nEOF", "grep -q X /dev/null", "printf '%s' 'X'",
-    ": X", "# X", "true # X",
+    ": X", "# X", "true # X", "git commit -q -m \"$(cat <<'EOF'\nX\nEOF\n)\"",
 ]
 WRAPPERS = [
     "", "env ", "nice -n 1 ", "timeout 5 ", "command ", "nohup ", "stdbuf -o0 ", "time ",

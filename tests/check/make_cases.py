@@ -90,6 +90,9 @@ DENY = [
     ("sh <<< 'aws s3 ls'", "aws"),
     ("cat <<EOF\n$(aws s3 ls)\nEOF", "aws"),
     ("cat <<EOF > out.txt\nlisting: `kubectl get pods`\nEOF", "kubectl"),
+    # Issue 27: an unquoted heredoc's substitutions run, whoever reads its text.
+    ('git commit -m "$(cat <<EOF\nfiles: $(aws s3 ls)\nEOF\n)"', "aws"),
+    ("git -c remote.origin.url='ext::aws s3' fetch origin", "aws"),
     ("git push --force", "git push --force"),
     ("git push origin main --force", "git push --force"),
     ("git push -f", "git push -f"),
@@ -192,6 +195,11 @@ UNDETERMINED = [
     "f(){ \"$@\"; }; f $CMD",
     "x=ls; read x; $x",
     "if [ -n \"$A\" ]; then x=ls; fi; $x",
+    # Issue 27: a quoted heredoc's text is code where it is given to something that runs it.
+    "bash -c \"$(cat <<'EOF'\naws s3 ls\nEOF\n)\"",
+    "eval \"$(cat <<'EOF'\naws s3 ls\nEOF\n)\"",
+    "git -c protocol.ext.allow=always ls-remote \"$(cat <<'EOF'\next::aws s3\nEOF\n)\"",
+    "o=-c; git \"$o\" core.editor=aws commit",
 ]
 
 ALLOW = [
@@ -265,6 +273,11 @@ ALLOW = [
     "cp /bin/ls x; ./x",
     "printf -v msg '%s' aws; echo \"$msg\"",
     "git push --force-with-lease origin main",
+    # Issue 27: a quoted heredoc's text as an argument is data.
+    "git commit -m \"$(cat <<'EOF'\nFix the deploy notes\n\nWe no longer run aws s3 sync or "
+    "kubectl apply by hand; terraform apply does it.\ngit push --force is never needed.\nEOF\n)\"",
+    "git tag -a v1 -m \"$(cat <<'EOF'\nkubectl apply is gone\nEOF\n)\"",
+    "git commit -m \"$(date)\"",
 ]
 
 
