@@ -53,6 +53,9 @@ struct KeySpec {
   std::string_view env;           // environment variable, "" when none
   std::string_view help;          // one line
   std::vector<std::string_view> choices;  // for kEnum
+  // Each item of a list, or a string's value, must pass this (none: any);
+  // the error says what is wrong and how to fix it, the loader says where.
+  Result<void> (*check)(const std::string& text) = nullptr;
 };
 const std::vector<KeySpec>& Keys();
 
