@@ -128,6 +128,25 @@ class NetworkListsCliTest(unittest.TestCase):
         network = out.stdout.split("network:")[1].split("\n")[0]
         self.assertTrue(network.endswith(" example.com *.pkg.dev git.example.com:8443"), network)
 
+    def test_a_git_remote_the_proxy_would_refuse_is_left_out_with_a_note(self):
+        with open(os.path.join(self.proj, ".git", "config"), "w") as f:
+            f.write('[remote "origin"]\n\turl = https://*.example.org/a/b.git\n'
+                    '[remote "mirror"]\n\turl = ssh://git@git.example.com:0/a/b.git\n'
+                    '[remote "fine"]\n\turl = git@good.example:a/b.git\n')
+        self.write("level: always\n")
+        out = self.corral("--config", self.config, "run", "--print", "--image", "x", "--", "true")
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        network = out.stdout.split("network:")[1].split("\n")[0].split()
+        self.assertIn("good.example:22", network)
+        self.assertNotIn("*.example.org:443", network)
+        self.assertNotIn("git.example.com:0", network)
+        self.assertIn("*.example.org:443 (a git remote in .git/config) left out of the proxy's "
+                      "list: `*.example.org:443` is a wildcard, and a URL names one host",
+                      out.stdout)
+        self.assertIn("git.example.com:0 (a git remote in .git/config) left out of the proxy's "
+                      "list: `git.example.com:0` has a port that is not a number from 1 to 65535",
+                      out.stdout)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=1)
