@@ -27,21 +27,10 @@ struct RuleLists {
   std::vector<std::string> allow_addresses;  // "10.0.0.5", "127.0.0.0/8", "fd00::/8"
 };
 
-// One allow or deny entry, parsed: a canonical name (or IP literal) or a
-// wildcard suffix, and an optional port.
-struct DomainEntry {
-  std::string text;        // as written, for messages
-  std::string host;        // canonical host; for wildcards the suffix without "*."
-  bool wildcard = false;   // "*.host": any subdomain, never the apex
-  std::optional<uint16_t> port;
-};
-
-struct Cidr {
-  std::string text;  // as written
-  bool v6 = false;
-  uint8_t bytes[16] = {};
-  int prefix = 0;
-};
+// One allow or deny entry, and one address or range: parsed by policy/'s
+// rules (ParseDomainEntry, ParseCidr), which the config is checked by too.
+using policy::Cidr;
+using policy::DomainEntry;
 
 // Validated, immutable rules; share them read-only.
 struct Rules {
@@ -50,8 +39,9 @@ struct Rules {
   std::vector<Cidr> allow_addresses;
 };
 
-// Validates every entry; an error names the entry and says how to fix it
-// ("*" and "*.com" are refused, as are URLs and malformed addresses).
+// Validates every entry; an error names the list and the entry, and says
+// how to fix it ("*" and "*.com" are refused, as are URLs and malformed
+// addresses). A loaded policy's lists always pass.
 Result<Rules> ParseRules(const RuleLists& lists);
 
 // ---------------------------------------------------------------- proxy

@@ -6,7 +6,6 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "netfilter/address.h"
@@ -28,10 +27,9 @@ class Resolver {
 // still running when the proxy stops finishes on its own detached thread.
 std::shared_ptr<Resolver> MakeSystemResolver(int threads, std::size_t max_queue);
 
-// hosts(5): "ADDRESS NAME [ALIAS...]" lines, '#' comments. Names are
-// canonicalized; an address may appear for several names and vice versa.
-using HostsTable = std::unordered_map<std::string, std::vector<IpAddress>>;
-Result<HostsTable> ReadHostsFile(const std::string& path);
-Result<HostsTable> ParseHosts(std::string_view text);
+// hosts(5) files are read by policy/'s rules, which check the config's too.
+using policy::HostsTable;
+using policy::ParseHosts;
+using policy::ReadHostsFile;
 
 }  // namespace corral::netfilter

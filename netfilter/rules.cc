@@ -1,69 +1,14 @@
 #include "netfilter/rules.h"
 
-#include <algorithm>
-
 namespace corral::netfilter {
 namespace {
-
-constexpr std::string_view kBadPort = "has a port that is not a number from 1 to 65535 (decimal, no leading zeros)";
-
-Result<DomainEntry> ParseEntry(const std::string& text, std::string_view list) {
-  auto fail = [&](std::string_view why) {
-    return Error(std::string(list) + ": '" + text + "' " + std::string(why));
-  };
-  if (text.empty()) return fail("is empty");
-  if (text.find("://") != std::string::npos || text.find('/') != std::string::npos) {
-    return fail("is not a host; write the host name only, e.g. example.com or *.example.com");
-  }
-  // Two colons or more outside brackets: an IPv6 address whose port, if any,
-  // cannot be told apart from its last group.
-  if (text.front() != '[' && std::count(text.begin(), text.end(), ':') >= 2) {
-    return fail("is an IPv6 address without brackets; write it as '[" + text +
-                "]' (quoted in YAML), with a port after the bracket: '[" + text + "]:8443'");
-  }
-  DomainEntry entry;
-  entry.text = text;
-  std::string_view host = text;
-  if (!text.empty() && text.front() == '[') {
-    std::size_t close = text.find(']');
-    if (close == std::string::npos) return fail("has a malformed IPv6 literal");
-    host = std::string_view(text).substr(0, close + 1);
-    std::string_view rest = std::string_view(text).substr(close + 1);
-    if (!rest.empty()) {
-      if (rest.front() != ':') return fail("has text after the IPv6 literal");
-      entry.port = ParsePort(rest.substr(1));
-      if (!entry.port) return fail(kBadPort);
-    }
-  } else if (std::size_t colon = text.rfind(':'); colon != std::string::npos) {
-    host = std::string_view(text).substr(0, colon);
-    entry.port = ParsePort(std::string_view(text).substr(colon + 1));
-    if (!entry.port) return fail(kBadPort);
-  }
-  if (host.size() >= 2 && host.substr(0, 2) == "*.") {
-    entry.wildcard = true;
-    host.remove_prefix(2);
-  }
-  if (host.find('*') != std::string_view::npos) {
-    return fail("is too broad or malformed; only a leading '*.' is allowed, as in *.example.com");
-  }
-  auto canonical = Canonicalize(host);
-  if (!canonical) return fail("is not a valid host: " + canonical.error().message);
-  if (entry.wildcard) {
-    if (canonical->ip) return fail("is a wildcard over an IP address; list addresses one by one");
-    if (canonical->name.find('.') == std::string::npos) {
-      return fail("would match a whole top-level domain; name a domain, as in *.example.com");
-    }
-  }
-  entry.host = canonical->name;
-  return entry;
-}
 
 Result<std::vector<DomainEntry>> ParseEntries(const std::vector<std::string>& texts,
                                               std::string_view list) {
   std::vector<DomainEntry> out;
   for (const std::string& text : texts) {
-    auto entry = ParseEntry(text, list);
-    if (!entry) return entry.error();
+    auto entry = policy::ParseDomainEntry(text);
+    if (!entry) return entry.error().Context(list);
     out.push_back(std::move(*entry));
   }
   return out;

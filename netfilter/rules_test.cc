@@ -78,9 +78,21 @@ TEST(Rules, UnbracketedIpv6EntryShowsTheBracketedSpelling) {
   for (const char* bare : {"2001:db8::10", "::1", "fe80::1:443"}) {
     auto rules = ParseRules({{bare}, {}, {}});
     ASSERT_FALSE(rules.ok()) << bare;
-    EXPECT_NE(rules.error().message.find("'[" + std::string(bare) + "]'"), std::string::npos)
+    EXPECT_NE(rules.error().message.find("`[" + std::string(bare) + "]`"), std::string::npos)
         << rules.error().message;
   }
+}
+
+// The proxy's errors are policy's (ParseDomainEntry, ParseCidr), with the list named.
+TEST(Rules, AnErrorNamesTheListAndTheFix) {
+  auto rules = ParseRules({{}, {"https://x.com/path"}, {}});
+  ASSERT_FALSE(rules.ok());
+  EXPECT_EQ(rules.error().message,
+            "network.denied_domains: `https://x.com/path` is a URL: write the host alone, `x.com`");
+  rules = ParseRules({{}, {}, {"10.0.0.0/33"}});
+  ASSERT_FALSE(rules.ok());
+  EXPECT_EQ(rules.error().message, "network.allow_addresses: `10.0.0.0/33` has a prefix length "
+                                   "past /32: write e.g. `10.0.0.0/8`");
 }
 
 TEST(Rules, RefusalHintNamesTheLine) {
@@ -131,17 +143,6 @@ TEST(AddressPolicy, ClassNames) {
   EXPECT_EQ(*SpecialAddressClass(*ParseIpStrict("::1")), "loopback");
   EXPECT_EQ(*SpecialAddressClass(*ParseIpStrict("::")), "unspecified");
   EXPECT_EQ(*SpecialAddressClass(*ParseIpStrict("::ffff:1.2.3.4")), "IPv4-mapped IPv6");
-}
-
-TEST(Ipv4Spellings, Parse) {
-  EXPECT_EQ(ParseIpv4AnySpelling("1")->ToString(), "0.0.0.1");
-  EXPECT_EQ(ParseIpv4AnySpelling("1.2")->ToString(), "1.0.0.2");
-  EXPECT_EQ(ParseIpv4AnySpelling("1.2.3")->ToString(), "1.2.0.3");
-  EXPECT_EQ(ParseIpv4AnySpelling("0xA9.0376.43518")->ToString(), "169.254.169.254");
-  EXPECT_EQ(ParseIpv4AnySpelling("2852039166")->ToString(), "169.254.169.254");
-  EXPECT_FALSE(ParseIpv4AnySpelling("1.2.65536"));
-  EXPECT_FALSE(ParseIpv4AnySpelling("1..2"));
-  EXPECT_FALSE(ParseIpv4AnySpelling("1.2.3.4."));
 }
 
 }  // namespace

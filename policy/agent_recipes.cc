@@ -70,7 +70,9 @@ std::string CheckItem(const std::string& field, const std::string& item) {
       return "'" + item + "' is not NAME=VALUE";
     }
   }
-  if (field == "hosts" && !NoBlanks(item)) return "'" + item + "' is not a host name";
+  if (field == "hosts") {  // joins the proxy's list: its own rules
+    if (auto entry = ParseDomainEntry(item); !entry) return entry.error().message;
+  }
   if ((field == "run_without_asking" || field == "bypass" || field == "unboxed") && item.empty()) {
     return "an empty argument";
   }
@@ -90,37 +92,76 @@ std::vector<std::string_view> FieldNames() {
   return names;
 }
 
-Result<nlohmann::json> FieldValue(const RecipeFieldSpec& spec, const YAML::Node& node,
-                                  const std::string& file) {
+// A field's value; each problem in it is noted where it is written.
+nlohmann::json FieldValue(const RecipeFieldSpec& spec, const YAML::Node& node,
+                          const std::string& file, Problems& problems) {
   std::string field(spec.name);
   auto at = [&](const YAML::Node& n) { return Where(file, n.Mark()) + ": " + field + ": "; };
   switch (spec.type) {
     case RecipeFieldType::kBool: {
-      if (!node.IsScalar()) return Error(at(node) + "expected true or false");
-      const std::string& text = node.Scalar();
-      if (text == "true" || text == "yes") return nlohmann::json(true);
-      if (text == "false" || text == "no") return nlohmann::json(false);
-      return Error(at(node) + "'" + text + "' is not true or false");
+      std::string text = node.IsScalar() ? node.Scalar() : "";
+      if (text == "true" || text == "yes") return true;
+      if (text == "false" || text == "no") return false;
+      problems.Add(at(node) + (node.IsScalar() ? "'" + text + "' is not true or false"
+                                               : "expected true or false"));
+      return nullptr;
     }
     case RecipeFieldType::kString: {
-      if (!node.IsScalar()) return Error(at(node) + "expected a string");
+      if (!node.IsScalar()) {
+        problems.Add(at(node) + "expected a string");
+        return nullptr;
+      }
       std::string why = CheckString(field, node.Scalar());
-      if (!why.empty()) return Error(at(node) + why);
-      return nlohmann::json(node.Scalar());
+      if (!why.empty()) problems.Add(at(node) + why);
+      return node.Scalar();
     }
     case RecipeFieldType::kList: {
-      if (!node.IsSequence()) return Error(at(node) + "expected a list of strings");
+      if (!node.IsSequence()) {
+        problems.Add(at(node) + "expected a list of strings");
+        return nullptr;
+      }
       nlohmann::json list = nlohmann::json::array();
       for (const YAML::Node& item : node) {
-        if (!item.IsScalar()) return Error(at(item) + "expected a string");
+        if (!item.IsScalar()) {
+          problems.Add(at(item) + "expected a string");
+          continue;
+        }
         std::string why = CheckItem(field, item.Scalar());
-        if (!why.empty()) return Error(at(item) + why);
+        if (!why.empty()) problems.Add(at(item) + why);
         list.push_back(item.Scalar());
       }
       return list;
     }
   }
-  return Error(at(node) + "unsupported field type");
+  problems.Add(at(node) + "unsupported field type");
+  return nullptr;
+}
+
+// One agent's recipe: its fields, each checked.
+nlohmann::json RecipeFromYaml(const std::string& name, const YAML::Node& node,
+                              const std::string& file, Problems& problems) {
+  nlohmann::json recipe = nlohmann::json::object();
+  if (!node.IsMap()) {
+    problems.Add(Where(file, node.Mark()) + ": agents.recipes." + name +
+                 ": expected a mapping of recipe fields");
+    return recipe;
+  }
+  for (const auto& field : node) {
+    std::string field_where = Where(file, field.first.Mark());
+    std::string field_name = field.first.IsScalar() ? field.first.Scalar() : "";
+    const RecipeFieldSpec* spec = FindField(field_name);
+    if (!spec) {
+      std::string near = Nearest(field_name, FieldNames());
+      problems.Add(field_where + ": agents.recipes." + name + ": unknown field '" + field_name +
+                   "'" + (near.empty() ? " (corral agents --help lists them)"
+                                       : " (did you mean '" + near + "'?)"));
+    } else if (recipe.contains(field_name)) {
+      problems.Add(field_where + ": field '" + field_name + "' appears twice; keep one");
+    } else {
+      recipe[field_name] = FieldValue(*spec, field.second, file, problems);
+    }
+  }
+  return recipe;
 }
 
 }  // namespace
@@ -154,41 +195,21 @@ Result<nlohmann::json> RecipesFromYaml(const YAML::Node& node, const std::string
     return Error(Where(file, node.Mark()) + ": agents.recipes: expected a mapping of agent "
                  "names to recipes");
   }
+  Problems problems;
   nlohmann::json recipes = nlohmann::json::object();
   for (const auto& pair : node) {
-    const YAML::Node name_node = pair.first;
-    const YAML::Node recipe_node = pair.second;
-    std::string where = Where(file, name_node.Mark());
-    std::string name = name_node.IsScalar() ? name_node.Scalar() : "";
+    std::string where = Where(file, pair.first.Mark());
+    std::string name = pair.first.IsScalar() ? pair.first.Scalar() : "";
     if (!ValidAgentName(name)) {
-      return Error(where + ": agents.recipes: '" + name + "' is not an agent name (lower-case "
+      problems.Add(where + ": agents.recipes: '" + name + "' is not an agent name (lower-case "
                    "letters, digits, - and _)");
+    } else if (recipes.contains(name)) {
+      problems.Add(where + ": agent '" + name + "' appears twice; keep one");
+    } else {
+      recipes[name] = RecipeFromYaml(name, pair.second, file, problems);
     }
-    if (recipes.contains(name)) return Error(where + ": agent '" + name + "' appears twice; keep one");
-    if (!recipe_node.IsMap()) {
-      return Error(Where(file, recipe_node.Mark()) + ": agents.recipes." + name +
-                   ": expected a mapping of recipe fields");
-    }
-    nlohmann::json recipe = nlohmann::json::object();
-    for (const auto& field : recipe_node) {
-      std::string field_where = Where(file, field.first.Mark());
-      std::string field_name = field.first.IsScalar() ? field.first.Scalar() : "";
-      const RecipeFieldSpec* spec = FindField(field_name);
-      if (!spec) {
-        std::string near = Nearest(field_name, FieldNames());
-        return Error(field_where + ": agents.recipes." + name + ": unknown field '" + field_name +
-                     "'" + (near.empty() ? " (corral agents --help lists them)"
-                                         : " (did you mean '" + near + "'?)"));
-      }
-      if (recipe.contains(field_name)) {
-        return Error(field_where + ": field '" + field_name + "' appears twice; keep one");
-      }
-      auto value = FieldValue(*spec, field.second, file);
-      if (!value) return value.error();
-      recipe[field_name] = std::move(*value);
-    }
-    recipes[name] = std::move(recipe);
   }
+  if (!problems.empty()) return problems.ToError();
   return recipes;
 }
 

@@ -10,8 +10,9 @@
 
 namespace corral::policy {
 
-// A mapping of agent names to recipes, each field checked; errors name the
-// file, line and column.
+// A mapping of agent names to recipes, each field checked (a recipe's hosts
+// by the proxy's rules); the error names every problem, one per line, each
+// with its file, line and column.
 Result<nlohmann::json> RecipesFromYaml(const YAML::Node& node, const std::string& file);
 // The same from JSON or YAML text (an environment variable or a flag);
 // `from` names it in errors.

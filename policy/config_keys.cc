@@ -1,8 +1,31 @@
 // The one table that defines every configuration key: its type, default,
-// environment variable and help. Later features add rows here.
+// environment variable, help, and the check its values must pass. Later
+// features add rows here.
 #include "policy/policy.h"
 
 namespace corral::policy {
+namespace {
+
+// The proxy's own rules (network_*.cc) check its lists as they are loaded.
+Result<void> HostEntry(const std::string& text) {
+  if (auto entry = ParseDomainEntry(text); !entry) return entry.error();
+  return Ok();
+}
+
+Result<void> AddressOrRange(const std::string& text) {
+  if (auto range = ParseCidr(text); !range) return range.error();
+  return Ok();
+}
+
+Result<void> HostsFile(const std::string& path) {
+  if (path.empty()) return Ok();
+  if (auto table = ReadHostsFile(path); !table) {
+    return Error(table.error().message + " (fix the file, or set network.hosts_file to \"\")");
+  }
+  return Ok();
+}
+
+}  // namespace
 
 std::string_view OriginName(Origin origin) {
   switch (origin) {
@@ -39,13 +62,15 @@ const std::vector<KeySpec>& Keys() {
        R"("files.pythonhosted.org","crates.io","index.crates.io","static.crates.io",)"
        R"("proxy.golang.org","sum.golang.org","rubygems.org","index.rubygems.org"])",
        "CORRAL_ALLOWED_DOMAINS",
-       "Hosts the box may reach through the proxy (name, *.name, optional :port)", {}},
+       "Hosts the box may reach through the proxy (name, *.name, optional :port)", {}, HostEntry},
       {"network.denied_domains", K::kStringList, "[]", "CORRAL_DENIED_DOMAINS",
-       "Hosts always refused, even when an allowed entry covers them", {}},
+       "Hosts always refused, even when an allowed entry covers them", {}, HostEntry},
       {"network.allow_addresses", K::kStringList, "[]", "CORRAL_ALLOW_ADDRESSES",
-       "IP addresses or CIDR ranges the proxy may dial although private or local", {}},
+       "IP addresses or CIDR ranges the proxy may dial although private or local", {},
+       AddressOrRange},
       {"network.hosts_file", K::kString, R"("")", "CORRAL_HOSTS_FILE",
-       "A hosts(5) file the proxy reads before the system resolver (internal mirrors)", {}},
+       "A hosts(5) file the proxy reads before the system resolver (internal mirrors)", {},
+       HostsFile},
       {"network.head_timeout_seconds", K::kInt, "10", "",
        "Seconds a client has to send a whole request head (408 past it)", {}},
       {"network.connect_timeout_seconds", K::kInt, "10", "",

@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -46,60 +47,134 @@ bool IsSection(const std::string& prefix) {
   return false;
 }
 
-// Walks one YAML mapping, storing known keys and refusing anything else.
-Result<void> ReadMapping(const YAML::Node& map, const std::string& prefix, const std::string& file,
-                         Settings& settings) {
+// Checks each item of a list, or a string's value, with the key's own
+// check; `where(i)` says where item i was written.
+void CheckValue(const KeySpec& spec, const nlohmann::json& value,
+                const std::function<std::string(std::size_t)>& where, Problems& problems) {
+  if (!spec.check) return;
+  auto check = [&](const nlohmann::json& item, std::size_t i) {
+    if (!item.is_string()) return;
+    if (auto ok = spec.check(item.get<std::string>()); !ok) {
+      problems.Add(where(i) + ": " + ok.error().message);
+    }
+  };
+  if (!value.is_array()) return check(value, 0);
+  for (std::size_t i = 0; i < value.size(); ++i) check(value[i], i);
+}
+
+// A key's value as written in the file, each problem noted where it is.
+std::optional<nlohmann::json> ReadValue(const KeySpec& spec, const std::string& name,
+                                        const YAML::Node& node, const std::string& file,
+                                        Problems& problems) {
+  auto value = ValueFromYaml(spec, node, file);
+  if (!value && spec.type == KeyType::kRecipes) {
+    problems.Add(value.error());  // located already, one line per problem
+    return std::nullopt;
+  }
+  if (!value) {
+    problems.Add(Where(file, node.Mark()) + ": " + name + ": " + value.error().message);
+    return std::nullopt;
+  }
+  CheckValue(spec, *value, [&](std::size_t i) {
+    const YAML::Node at = node.IsSequence() ? node[i] : node;
+    return Where(file, at.Mark()) + ": " + name;
+  }, problems);
+  return std::move(*value);
+}
+
+// Walks one YAML mapping, storing known keys and noting anything else.
+void ReadMapping(const YAML::Node& map, const std::string& prefix, const std::string& file,
+                 Settings& settings, Problems& problems) {
   std::set<std::string> seen;
   for (const auto& pair : map) {
     const YAML::Node key_node = pair.first;
     const YAML::Node value_node = pair.second;
     std::string where = Where(file, key_node.Mark());
-    if (!key_node.IsScalar()) return Error(where + ": a key must be a plain name");
+    if (!key_node.IsScalar()) {
+      problems.Add(where + ": a key must be a plain name");
+      continue;
+    }
     std::string name = prefix + key_node.Scalar();
     if (!seen.insert(key_node.Scalar()).second) {
-      return Error(where + ": key '" + name + "' appears twice; keep one");
-    }
-    if (const KeySpec* spec = FindKey(name)) {
-      auto value = ValueFromYaml(*spec, value_node, file);
-      if (!value && spec->type == KeyType::kRecipes) return value.error();  // located already
-      if (!value) {
-        return Error(Where(file, value_node.Mark()) + ": " + name + ": " + value.error().message);
-      }
-      settings[name] = {std::move(*value), Origin::kFile, where};
-    } else if (IsSection(name)) {
-      if (!value_node.IsMap()) {
-        return Error(Where(file, value_node.Mark()) + ": " + name + ": expected a mapping of " +
-                     name + ".* keys");
-      }
-      auto nested = ReadMapping(value_node, name + ".", file, settings);
-      if (!nested) return nested;
+      problems.Add(where + ": key '" + name + "' appears twice; keep one");
+    } else if (const KeySpec* spec = FindKey(name)) {
+      auto value = ReadValue(*spec, name, value_node, file, problems);
+      if (value) settings[name] = {std::move(*value), Origin::kFile, where};
+    } else if (!IsSection(name)) {
+      problems.Add(where + ": " + UnknownKeyMessage(name));
+    } else if (!value_node.IsMap()) {
+      problems.Add(Where(file, value_node.Mark()) + ": " + name + ": expected a mapping of " +
+                   name + ".* keys");
     } else {
-      return Error(where + ": " + UnknownKeyMessage(name));
+      ReadMapping(value_node, name + ".", file, settings, problems);
     }
   }
-  return Ok();
 }
 
-Result<void> ReadFile(const std::string& file, Settings& settings) {
+void ReadFile(const std::string& file, Settings& settings, Problems& problems) {
   std::ifstream in(file);
-  if (!in) return Error::FromErrno("cannot read config file " + file);
+  if (!in) return problems.Add(Error::FromErrno("cannot read config file " + file).message);
   std::stringstream text;
   text << in.rdbuf();
   YAML::Node root;
   try {
     root = YAML::Load(text.str());
   } catch (const YAML::Exception& e) {
-    return Error(Where(file, e.mark) + ": " + e.msg + " (fix the YAML syntax there)");
+    return problems.Add(Where(file, e.mark) + ": " + e.msg + " (fix the YAML syntax there)");
   }
-  if (!root || root.IsNull()) return Ok();  // an empty file sets nothing
+  if (!root || root.IsNull()) return;  // an empty file sets nothing
   if (!root.IsMap()) {
-    return Error(Where(file, root.Mark()) + ": the config must be a mapping of keys to values");
+    return problems.Add(Where(file, root.Mark()) +
+                        ": the config must be a mapping of keys to values");
   }
   try {
-    return ReadMapping(root, "", file, settings);
+    ReadMapping(root, "", file, settings, problems);
   } catch (const YAML::Exception& e) {
-    return Error(Where(file, e.mark) + ": " + e.msg);
+    problems.Add(Where(file, e.mark) + ": " + e.msg);
   }
+}
+
+void ReadEnvironment(const std::function<const char*(const char*)>& env, Settings& settings,
+                     Problems& problems) {
+  for (const KeySpec& key : Keys()) {
+    if (key.env.empty()) continue;
+    std::string variable(key.env);
+    const char* text = env(variable.c_str());
+    if (!text) continue;
+    auto value = ValueFromText(key, text);
+    if (!value) {
+      problems.Add(variable + ": " + value.error().message);
+      continue;
+    }
+    CheckValue(key, *value, [&](std::size_t) { return variable; }, problems);
+    settings[std::string(key.name)] = {std::move(*value), Origin::kEnvironment, variable};
+  }
+}
+
+void ReadOverrides(const std::vector<LoadOptions::Override>& overrides, Settings& settings,
+                   Problems& problems) {
+  for (const auto& override : overrides) {
+    const KeySpec* key = FindKey(override.key);
+    if (!key) {
+      problems.Add(override.flag + ": " + UnknownKeyMessage(override.key));
+      continue;
+    }
+    std::string flag = override.flag + " " + override.key;
+    auto value = ValueFromText(*key, override.value);
+    if (!value) {
+      problems.Add(flag + ": " + value.error().message);
+      continue;
+    }
+    CheckValue(*key, *value, [&](std::size_t) { return flag; }, problems);
+    settings[override.key] = {std::move(*value), Origin::kFlag, override.flag};
+  }
+}
+
+// One problem as it is; several under a line that counts them.
+Error Reported(const Problems& problems) {
+  Error all = problems.ToError();
+  if (problems.size() == 1) return all;
+  return Error(std::to_string(problems.size()) + " problems in the configuration:\n" + all.message);
 }
 
 // The config file to read, and whether it must exist.
@@ -133,30 +208,14 @@ Result<Policy> Load(const LoadOptions& options) {
   if (required && !exists) {
     return Error("config file " + path + " does not exist (create it, or drop --config/CORRAL_CONFIG)");
   }
-  if (exists) {
-    auto read = ReadFile(path, settings);
-    if (!read) return read.error();
-  }
-
-  for (const KeySpec& key : Keys()) {
-    if (key.env.empty()) continue;
-    const char* text = env(std::string(key.env).c_str());
-    if (!text) continue;
-    auto value = ValueFromText(key, text);
-    if (!value) return Error(std::string(key.env) + ": " + value.error().message);
-    settings[std::string(key.name)] = {std::move(*value), Origin::kEnvironment, std::string(key.env)};
-  }
-
-  for (const auto& override : options.overrides) {
-    const KeySpec* key = FindKey(override.key);
-    if (!key) return Error(override.flag + ": " + UnknownKeyMessage(override.key));
-    auto value = ValueFromText(*key, override.value);
-    if (!value) return Error(override.flag + " " + override.key + ": " + value.error().message);
-    settings[override.key] = {std::move(*value), Origin::kFlag, override.flag};
-  }
-
+  // Every problem is noted and reading goes on, so all are reported at once.
+  Problems problems;
+  if (exists) ReadFile(path, settings, problems);
+  ReadEnvironment(env, settings, problems);
+  ReadOverrides(options.overrides, settings, problems);
   auto policy = BuildPolicy(std::move(settings));
-  if (!policy) return policy.error();
+  if (!policy) problems.Add(policy.error());
+  if (!problems.empty()) return Reported(problems);
   if (exists) policy->config_path = path;
   return policy;
 }

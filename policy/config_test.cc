@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 #include "policy/policy.h"
 
@@ -58,6 +59,12 @@ TEST_F(ConfigTest, EveryKeyHasValidDefaultAndHelp) {
     auto parsed = nlohmann::json::parse(key.default_json, nullptr, false);
     EXPECT_FALSE(parsed.is_discarded()) << key.name;
     EXPECT_FALSE(key.help.empty()) << key.name;
+    for (const auto& item : parsed.is_array() ? parsed : nlohmann::json::array({parsed})) {
+      if (key.check && item.is_string()) {
+        auto ok = key.check(item.get<std::string>());
+        EXPECT_TRUE(ok.ok()) << key.name << ": " << ok.error().message;
+      }
+    }
     if (key.type == KeyType::kEnum) {
       EXPECT_NE(std::find(key.choices.begin(), key.choices.end(), parsed.get<std::string>()),
                 key.choices.end())
@@ -252,10 +259,12 @@ TEST_F(ConfigTest, UnknownOverrideKeyIsAnError) {
 }
 
 TEST_F(ConfigTest, HostsFileForTheProxy) {
-  auto path = Write("h.yaml", "network:\n  hosts_file: /etc/corral-hosts\n");
+  // The file must be there and read as the proxy reads it (see below).
+  std::string hosts = Write("corral-hosts", "10.0.0.7 mirror.internal\n");
+  auto path = Write("h.yaml", "network:\n  hosts_file: " + hosts + "\n");
   auto policy = Load(Options(path));
   ASSERT_TRUE(policy.ok()) << policy.error().message;
-  EXPECT_EQ(policy->network.hosts_file, "/etc/corral-hosts");
+  EXPECT_EQ(policy->network.hosts_file, hosts);
 }
 
 TEST_F(ConfigTest, IntAndBoolKeys) {
@@ -269,6 +278,111 @@ TEST_F(ConfigTest, IntAndBoolKeys) {
   policy = Load(Options(path));
   ASSERT_FALSE(policy.ok());
   EXPECT_NE(policy.error().message.find("not a whole number"), std::string::npos);
+}
+
+// The proxy's own rules check every network list as the config is loaded,
+// and every bad entry is reported at once, each where it is written.
+TEST_F(ConfigTest, EveryBadNetworkEntryIsReportedWhereItIsWritten) {
+  auto path = Write("c.yaml",
+                    "network:\n"
+                    "  allowed_domains: [https://x.com/path, \"*\", \"exa mple.com\", ok.example]\n"
+                    "  denied_domains:\n"
+                    "    - fine.example\n"
+                    "    - \"*.com\"\n"
+                    "  allow_addresses: [10.0.0.0/8, 10.0.0.0/33, localhost]\n");
+  auto policy = Load(Options(path));
+  ASSERT_FALSE(policy.ok());
+  EXPECT_EQ(policy.error().message,
+            "6 problems in the configuration:\n" +
+            path + ":2:21: network.allowed_domains: `https://x.com/path` is a URL: write the host "
+                   "alone, `x.com`\n" +
+            path + ":2:41: network.allowed_domains: `*` would allow every host: list the hosts, "
+                   "or `*.example.com` for a domain's subdomains\n" +
+            path + ":2:46: network.allowed_domains: `exa mple.com` has a space: a host name has "
+                   "none\n" +
+            path + ":5:7: network.denied_domains: `*.com` would allow a whole top-level domain: "
+                   "name a domain, as in `*.example.com`\n" +
+            path + ":6:33: network.allow_addresses: `10.0.0.0/33` has a prefix length past /32: "
+                   "write e.g. `10.0.0.0/8`\n" +
+            path + ":6:46: network.allow_addresses: `localhost` is not an IP address or CIDR "
+                   "range: write e.g. `10.0.0.5`, `10.0.0.0/8`, `fd00::/8`");
+}
+
+// Problems of every kind are collected, not only the first.
+TEST_F(ConfigTest, EveryProblemInTheFileIsReported) {
+  auto path = Write("c.yaml",
+                    "levle: always\n"
+                    "undetermined: maybe\n"
+                    "undetermined: allow\n"
+                    "hold:\n  wait_minutes: lots\n"
+                    "presence:\n  sources: [tty, radar]\n"
+                    "agents:\n  recipes:\n    mine:\n      hosts: [\"*\"]\n      shel: [x]\n");
+  auto policy = Load(Options(path));
+  ASSERT_FALSE(policy.ok());
+  std::vector<std::string> lines;
+  std::istringstream message(policy.error().message);
+  for (std::string line; std::getline(message, line);) lines.push_back(line);
+  EXPECT_EQ(lines,
+            (std::vector<std::string>{
+                "7 problems in the configuration:",
+                path + ":1:1: unknown key 'levle' (did you mean 'level'?)",
+                path + ":2:15: undetermined: 'maybe' is not one of deny, allow",
+                path + ":3:1: key 'undetermined' appears twice; keep one",
+                path + ":5:17: hold.wait_minutes: 'lots' is not a whole number from 0 to 999999999",
+                path + ":11:15: hosts: `*` would allow every host: list the hosts, or "
+                       "`*.example.com` for a domain's subdomains",
+                path + ":12:7: agents.recipes.mine: unknown field 'shel' (did you mean 'shell'?)",
+                "presence.sources (" + path + ":7:3): unknown source 'radar' (known: tty, logind, "
+                "heartbeat)"}));
+}
+
+// Values from the environment and from flags have no line: the variable or
+// the flag is named instead.
+TEST_F(ConfigTest, NetworkEntriesFromTheEnvironmentAndFlagsAreCheckedToo) {
+  env_["XDG_CONFIG_HOME"] = dir_.string();
+  env_["CORRAL_ALLOWED_DOMAINS"] = "ok.example, https://x.com/path";
+  env_["CORRAL_ALLOW_ADDRESSES"] = "127.1";
+  auto options = Options();
+  options.overrides.push_back({"network.denied_domains", R"(["*"])", "--deny"});
+  auto policy = Load(options);
+  ASSERT_FALSE(policy.ok());
+  EXPECT_EQ(policy.error().message,
+            "3 problems in the configuration:\n"
+            "CORRAL_ALLOWED_DOMAINS: `https://x.com/path` is a URL: write the host alone, `x.com`\n"
+            "CORRAL_ALLOW_ADDRESSES: `127.1` is not an IP address or CIDR range: write e.g. "
+            "`10.0.0.5`, `10.0.0.0/8`, `fd00::/8`\n"
+            "--deny network.denied_domains: `*` would allow every host: list the hosts, or "
+            "`*.example.com` for a domain's subdomains");
+}
+
+TEST_F(ConfigTest, GoodNetworkEntriesLoad) {
+  auto path = Write("c.yaml",
+                    "network:\n"
+                    "  allowed_domains: [example.com, \"*.pkg.dev\", \"git.example.com:8443\", "
+                    "203.0.113.7, \"[2001:db8::10]:22\", bücher.example]\n"
+                    "  denied_domains: [\"*.ads.example.com\"]\n"
+                    "  allow_addresses: [10.0.0.0/8, \"fd00::/8\", 127.0.0.1]\n");
+  auto policy = Load(Options(path));
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->network.allowed_domains.size(), 6u);
+}
+
+TEST_F(ConfigTest, TheHostsFileIsReadWhenTheConfigIsLoaded) {
+  std::string hosts = Write("hosts", "127.0.0.2 mirror.test\n");
+  auto policy = Load(Options(Write("c.yaml", "network:\n  hosts_file: " + hosts + "\n")));
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  Write("hosts", "127.0.0.2 bad..name\n");
+  policy = Load(Options(Write("c.yaml", "network:\n  hosts_file: " + hosts + "\n")));
+  ASSERT_FALSE(policy.ok());
+  EXPECT_EQ(policy.error().message,
+            Write("c.yaml", "network:\n  hosts_file: " + hosts + "\n") + ":2:15: " +
+                "network.hosts_file: " + hosts + ": line 1: 'bad..name' is not a host name (fix "
+                "the file, or set network.hosts_file to \"\")");
+  policy = Load(Options(Write("c.yaml", "network:\n  hosts_file: " + hosts + ".absent\n")));
+  ASSERT_FALSE(policy.ok());
+  EXPECT_NE(policy.error().message.find("cannot read hosts file " + hosts + ".absent"),
+            std::string::npos)
+      << policy.error().message;
 }
 
 TEST_F(ConfigTest, DenyListFileSkipsCommentsAndBlankLines) {

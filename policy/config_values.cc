@@ -83,6 +83,21 @@ Result<nlohmann::json> ListFromText(const std::string& text) {
 
 }  // namespace
 
+void Problems::Add(const Error& error) {
+  std::size_t start = 0;
+  while (start <= error.message.size()) {
+    std::size_t end = std::min(error.message.find('\n', start), error.message.size());
+    if (end > start) lines_.push_back(error.message.substr(start, end - start));
+    start = end + 1;
+  }
+}
+
+Error Problems::ToError() const {
+  std::string text;
+  for (const std::string& line : lines_) text += (text.empty() ? "" : "\n") + line;
+  return Error(text);
+}
+
 std::string Where(const std::string& file, const YAML::Mark& mark) {
   return file + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
 }

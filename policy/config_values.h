@@ -4,10 +4,27 @@
 #include <yaml-cpp/yaml.h>
 
 #include <string>
+#include <vector>
 
 #include "policy/policy.h"
 
 namespace corral::policy {
+
+// Everything wrong with the configuration, one line each ("where: what: fix"),
+// so the user sees every problem at once, not only the first.
+class Problems {
+ public:
+  void Add(std::string line) { lines_.push_back(std::move(line)); }
+  // Each line of the message: a reader that goes on past a problem (agent
+  // recipes, the policy's own checks) returns all it found as one error.
+  void Add(const Error& error);
+  bool empty() const { return lines_.empty(); }
+  std::size_t size() const { return lines_.size(); }
+  Error ToError() const;  // the lines, one per line
+
+ private:
+  std::vector<std::string> lines_;
+};
 
 // "file:line:col" for a YAML node (yaml-cpp marks are 0-based).
 std::string Where(const std::string& file, const YAML::Mark& mark);

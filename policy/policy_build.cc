@@ -1,6 +1,7 @@
 #include "policy/policy_build.h"
 
 #include "policy/agent_recipes.h"
+#include "policy/config_values.h"
 
 namespace corral::policy {
 namespace {
@@ -81,28 +82,32 @@ Result<Policy> BuildPolicy(std::map<std::string, Setting> settings) {
   p.agents.own_settings = r.String("agents.settings") == "own";
   p.agents.recipes = RecipesFromJson(settings.at("agents.recipes").value);
   p.agents.recipes_where = settings.at("agents.recipes").where;
+  // Every check runs, so each problem is reported at once (one per line).
+  Problems problems;
   if (!p.notify.webhook_url.empty() && p.notify.webhook_url.rfind("http://", 0) != 0 &&
       p.notify.webhook_url.rfind("https://", 0) != 0) {
-    return Error("notify.webhook_url (" + settings.at("notify.webhook_url").where + "): " +
+    problems.Add("notify.webhook_url (" + settings.at("notify.webhook_url").where + "): " +
                  p.notify.webhook_url + " is not an http:// or https:// URL");
   }
 
   if (p.hold.wait_minutes < 0) {
-    return Error("hold.wait_minutes (" + settings.at("hold.wait_minutes").where + "): " +
+    problems.Add("hold.wait_minutes (" + settings.at("hold.wait_minutes").where + "): " +
                  std::to_string(p.hold.wait_minutes) + " is below 0; 0 refuses at once");
   }
 
   for (const std::string& source : p.presence.sources) {
     if (source != "tty" && source != "logind" && source != "heartbeat") {
-      return Error("presence.sources (" + settings.at("presence.sources").where +
+      problems.Add("presence.sources (" + settings.at("presence.sources").where +
                    "): unknown source '" + source + "' (known: tty, logind, heartbeat)");
     }
   }
 
   // The deny list must compile; say where the bad entry came from.
   if (auto matcher = Matcher::Create(p.deny_unattended); !matcher) {
-    return matcher.error().Context("deny_unattended (" + settings.at("deny_unattended").where + ")");
+    problems.Add(matcher.error().Context("deny_unattended (" + settings.at("deny_unattended").where +
+                                         ")").message);
   }
+  if (!problems.empty()) return problems.ToError();
   p.settings = std::move(settings);
   return p;
 }

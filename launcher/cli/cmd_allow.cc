@@ -10,7 +10,6 @@
 #include "launcher/hold/hold.h"
 #include "launcher/config_import/config_import.h"
 #include "launcher/launcher.h"
-#include "netfilter/netfilter.h"
 
 namespace corral::cli {
 namespace {
@@ -29,10 +28,8 @@ struct AllowOptions {
 // of the old file is kept), or, with --project, to this project's list in
 // corral's state.
 int AllowHost(const AllowOptions& options, const Globals& globals) {
-  netfilter::RuleLists lists;
-  lists.allowed_domains = {options.host};
-  if (auto rules = netfilter::ParseRules(lists); !rules) {
-    return Fail(rules.error().Context("--host " + options.host), kExitUsage);
+  if (auto entry = policy::ParseDomainEntry(options.host); !entry) {
+    return Fail(entry.error().Context("--host"), kExitUsage);
   }
   if (options.project) {
     std::error_code ec;

@@ -59,7 +59,7 @@ void AddConfigCommand(CLI::App& app, Globals& globals) {
   show->callback([json, &globals] { globals.exit_code = ShowConfig(globals, *json); });
 
   CLI::App* check = config->add_subcommand(
-      "check", "Validate the configuration: exit 0 when valid, 1 with the problem when not");
+      "check", "Validate the configuration: exit 0 when valid, 1 with every problem when not");
   check->callback([&globals] { globals.exit_code = Check(globals); });
 
   AddConfigImportCommand(config, globals);

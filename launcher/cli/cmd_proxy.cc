@@ -33,6 +33,7 @@ std::vector<policy::LoadOptions::Override> FlagOverrides(const ProxyOptions& o) 
   list("network.allowed_domains", o.allow, "--allow");
   list("network.denied_domains", o.deny, "--deny");
   list("network.allow_addresses", o.allow_address, "--allow-address");
+  if (!o.hosts_file.empty()) out.push_back({"network.hosts_file", o.hosts_file, "--hosts"});
   return out;
 }
 
@@ -63,7 +64,6 @@ int RunProxy(const ProxyOptions& options, const Globals& globals) {
   if (!policy) return Fail(policy.error(), kExitUsage);
   netfilter::ProxyConfig config = netfilter::FromPolicy(policy->network);
   config.listen = options.listen;
-  config.hosts_file = options.hosts_file;
   config.socket_mode = options.socket_mode;
   config.token = options.token;
   if (config.token.empty()) {
@@ -78,8 +78,6 @@ int RunProxy(const ProxyOptions& options, const Globals& globals) {
   if (!config.log && options.log != "none") {
     return Fail(Error::FromErrno("cannot open log file " + options.log), kExitUsage);
   }
-  if (auto rules = netfilter::ParseRules(config.rules); !rules) return Fail(rules.error(), kExitUsage);
-
   // Block the signals before the loops start so only sigwait below sees them.
   sigset_t signals;
   sigemptyset(&signals);

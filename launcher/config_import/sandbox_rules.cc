@@ -5,7 +5,6 @@
 #include <filesystem>
 
 #include "launcher/config_import/config_import.h"
-#include "netfilter/netfilter.h"
 
 namespace corral::config_import {
 namespace {
@@ -170,10 +169,8 @@ void TranslateDomains(const std::string& setting, const std::string& where,
               "set for you");
       continue;
     }
-    netfilter::RuleLists lists;
-    (denied ? lists.denied_domains : lists.allowed_domains).push_back(domain);
-    if (auto rules = netfilter::ParseRules(lists); !rules) {
-      out.Add(NoteKind::kNotTranslated, shown, where, rules.error().message);
+    if (auto entry = policy::ParseDomainEntry(domain); !entry) {
+      out.Add(NoteKind::kNotTranslated, shown, where, entry.error().message);
       continue;
     }
     valid.push_back(domain);

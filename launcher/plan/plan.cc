@@ -207,33 +207,9 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
     }
   }
 
-  plan.allowed_domains = policy.network.allowed_domains;
+  plan.allowed_domains = policy.network.allowed_domains;  // checked when loaded
   std::string repo = git.common_dir.empty() ? git.git_dir : git.common_dir;
-  if (!repo.empty()) {
-    for (const std::string& host : GitHosts(ReadText(repo + "/config"))) {
-      plan.allowed_domains.push_back(host);
-      plan.notes.push_back("git host " + host + " allowed (from .git/config)");
-    }
-  }
-  // Adds a host once; false when it was there already.
-  auto allow = [&plan](const std::string& host) {
-    auto& hosts = plan.allowed_domains;
-    if (std::find(hosts.begin(), hosts.end(), host) != hosts.end()) return false;
-    hosts.push_back(host);
-    return true;
-  };
-  for (const std::string& host : input.agent.hosts) allow(host);
-  if (!input.agent.hosts.empty()) {
-    plan.notes.push_back(input.agent.agent + "'s API and login hosts allowed (its recipe)");
-  }
-  if (auto allowed = input.project_hosts.find(plan.project_dir);
-      allowed != input.project_hosts.end()) {
-    for (const std::string& host : allowed->second) {
-      if (allow(host)) {
-        plan.notes.push_back(host + " allowed for this project (corral allow --host --project)");
-      }
-    }
-  }
+  AllowHosts(input, repo.empty() ? "" : ReadText(repo + "/config"), plan);
   std::map<std::string, std::uint64_t> still_refused;
   for (const auto& [host, times] : input.last_refused_hosts) {
     if (std::find(plan.allowed_domains.begin(), plan.allowed_domains.end(), host) ==
@@ -243,11 +219,6 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
   }
   if (!still_refused.empty()) {
     plan.notes.push_back("in this project's last session " + RefusedHostsLine(still_refused));
-  }
-  for (const auto& [host, from] : input.tool_registries) {
-    if (allow(host)) {
-      plan.notes.push_back("registry " + host + " allowed (your tools use it: " + from + ")");
-    }
   }
   plan.deny_list = policy.deny_unattended;
 

@@ -41,6 +41,13 @@ std::string CommondirToWatch(const std::string& project_dir);
 std::vector<std::string> GitHosts(const std::string& config_text);
 std::string HostOfUrl(const std::string& url);
 
+// Adds to plan.allowed_domains (the policy's lists) the project's git hosts
+// (from `git_config`, its .git/config text), the agent's hosts, this
+// project's hosts and the registries the user's tools use, each once. One the
+// proxy's rules refuse is left out, with a note saying where it came from and
+// why (allowed_hosts.cc).
+void AllowHosts(const PlanInput& input, const std::string& git_config, SessionPlan& plan);
+
 // A file's whole text; "" when it cannot be read (a missing file is normal).
 std::string ReadText(const std::string& path);
 // Creates (or truncates) `path` with `text` and `mode`.

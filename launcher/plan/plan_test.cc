@@ -6,6 +6,7 @@
 #include "launcher/launcher.h"
 #include "launcher/plan/plan.h"
 #include "launcher/test_util.h"
+#include "netfilter/netfilter.h"
 
 namespace corral::launcher {
 namespace {
@@ -106,6 +107,54 @@ TEST(Plan, AnAgentsFoldersHostsAndVariablesJoinTheBox) {
   EXPECT_TRUE(has(plan->env, "CACHE=" + home + "/.cache/x"));
   EXPECT_TRUE(has(plan->env, "PLAIN=a~b"));
   EXPECT_EQ(DescribePlan(*plan).find("s3cret"), std::string::npos);
+}
+
+// Hosts from outside the config (git remotes, the agent's recipe, this
+// project's list, the tools' registries) join the proxy's list only when the
+// proxy's own rules take them: a session never starts with one it refuses.
+TEST(Plan, HostsTheProxyWouldRefuseAreLeftOutWithANote) {
+  TempTree tree;
+  std::string proj = tree.Dir("home/user/src/app");
+  tree.File("home/user/src/app/.git/config",
+            "[remote \"origin\"]\n\turl = ssh://git@git.example.com:0/a/b.git\n"
+            "[remote \"wide\"]\n\turl = https://*.example.org/a/b.git\n"
+            "[remote \"odd\"]\n\turl = ssh://git@bad!host.example/a.git\n"
+            "[remote \"fine\"]\n\turl = git@good.example:a/b.git\n");
+  auto policy = TestPolicy();
+  PlanInput input = TestInput(policy, tree, proj);
+  input.agent.agent = "mine";
+  input.agent.hosts = {"api.mine.example", "exa mple.com"};
+  input.project_hosts = {{proj, {"*", "*.internal.example"}}};
+  input.tool_registries = {{"*.mirror.example:443", "~/.npmrc"}, {"pypi.mirror:8443", "pip.conf"}};
+  auto plan = MakePlan(input);
+  ASSERT_TRUE(plan) << plan.error().message;
+  const auto& hosts = plan->allowed_domains;
+  for (const char* allowed : {"good.example:22", "api.mine.example", "*.internal.example",
+                              "pypi.mirror:8443"}) {
+    EXPECT_NE(std::find(hosts.begin(), hosts.end(), allowed), hosts.end()) << allowed;
+  }
+  for (const char* refused : {"git.example.com:0", "*.example.org:443", "bad!host.example:22",
+                              "exa mple.com", "*", "*.mirror.example:443"}) {
+    EXPECT_EQ(std::find(hosts.begin(), hosts.end(), refused), hosts.end()) << refused;
+  }
+  // What the session's proxy is given, it takes.
+  auto rules = netfilter::ParseRules({hosts, {}, {}});
+  EXPECT_TRUE(rules.ok()) << rules.error().message;
+  std::string notes;
+  for (const auto& note : plan->notes) notes += note + "\n";
+  for (const char* line :
+       {"git.example.com:0 (a git remote in .git/config) left out of the proxy's list: "
+        "`git.example.com:0` has a port that is not a number from 1 to 65535",
+        "*.example.org:443 (a git remote in .git/config) left out of the proxy's list: "
+        "`*.example.org:443` is a wildcard, and a URL names one host",
+        "exa mple.com (mine's recipe) left out of the proxy's list: `exa mple.com` has a space",
+        "* (this project's list, corral allow --host --project) left out of the proxy's list: "
+        "`*` would allow every host",
+        "*.mirror.example:443 (a registry your tools use, from ~/.npmrc) left out",
+        "git host good.example:22 allowed (from .git/config)"}) {
+    EXPECT_NE(notes.find(line), std::string::npos) << line << "\n" << notes;
+  }
+  EXPECT_EQ(notes.find("git host git.example.com:0 allowed"), std::string::npos) << notes;
 }
 
 TEST(Plan, GitFolderIsAMountPointSoTheBoxCannotReplaceIt) {

@@ -30,20 +30,13 @@ json KubeDns() {
       {"ports", {{{"protocol", "UDP"}, {"port", 53}}, {{"protocol", "TCP"}, {"port", 53}}}}};
 }
 
-// The ports the proxy dials: 443 and 80, and any an allowed entry names.
+// The ports the proxy dials: 443 and 80, and any an allowed entry names
+// (read by the proxy's own rules).
 std::set<int> ProxyPorts(const std::vector<std::string>& allowed) {
   std::set<int> ports = {80, 443};
-  for (const std::string& entry : allowed) {
-    std::size_t colon = entry.rfind(':');
-    bool bracketed = !entry.empty() && entry[0] == '[';
-    if (colon == std::string::npos) continue;
-    if (bracketed ? entry[colon - 1] != ']' : entry.find(':') != colon) continue;
-    std::string digits = entry.substr(colon + 1);
-    if (digits.empty() || digits.size() > 5 ||
-        digits.find_first_not_of("0123456789") != std::string::npos) {
-      continue;
-    }
-    ports.insert(std::stoi(digits));
+  for (const std::string& text : allowed) {
+    auto entry = policy::ParseDomainEntry(text);
+    if (entry && entry->port) ports.insert(*entry->port);
   }
   return ports;
 }

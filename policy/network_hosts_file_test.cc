@@ -1,8 +1,8 @@
-#include "netfilter/resolver.h"
-
 #include <gtest/gtest.h>
 
-namespace corral::netfilter {
+#include "policy/policy.h"
+
+namespace corral::policy {
 namespace {
 
 TEST(HostsFile, ParsesNamesAndAliases) {
@@ -24,4 +24,4 @@ TEST(HostsFile, Errors) {
 }
 
 }  // namespace
-}  // namespace corral::netfilter
+}  // namespace corral::policy

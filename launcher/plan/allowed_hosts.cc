@@ -1,0 +1,66 @@
+// The hosts a session's proxy lets through: the policy's lists (checked by the
+// proxy's own rules when the config was loaded), and those other places add.
+// Each added host passes the same rules, or is left out with a note saying
+// why: a session never starts with an entry its proxy would refuse.
+#include <algorithm>
+
+#include "launcher/plan/plan.h"
+
+namespace corral::launcher {
+namespace {
+
+// Why the proxy could not take `host`, or "" when it can. A host read from a
+// URL (a git remote, a registry) is one host, never a "*." wildcard.
+std::string Unfit(const std::string& host, bool from_url) {
+  auto entry = policy::ParseDomainEntry(host);
+  if (!entry) return entry.error().message;
+  if (from_url && entry->wildcard) return "`" + host + "` is a wildcard, and a URL names one host";
+  return "";
+}
+
+}  // namespace
+
+void AllowHosts(const PlanInput& input, const std::string& git_config, SessionPlan& plan) {
+  auto& hosts = plan.allowed_domains;
+  auto listed = [&](const std::string& host) {
+    return std::find(hosts.begin(), hosts.end(), host) != hosts.end();
+  };
+  // Adds a host once; false when it was there already or the proxy could
+  // not take it (then a note names it, where it came from and why).
+  auto allow = [&](const std::string& host, const std::string& from, bool from_url) {
+    if (std::string why = Unfit(host, from_url); !why.empty()) {
+      plan.notes.push_back(host + " (" + from + ") left out of the proxy's list: " + why);
+      return false;
+    }
+    if (listed(host)) return false;
+    hosts.push_back(host);
+    return true;
+  };
+  for (const std::string& host : GitHosts(git_config)) {
+    allow(host, "a git remote in .git/config", true);
+    if (listed(host)) plan.notes.push_back("git host " + host + " allowed (from .git/config)");
+  }
+  bool recipe = false;
+  for (const std::string& host : input.agent.hosts) {
+    allow(host, input.agent.agent + "'s recipe", false);
+    recipe = recipe || listed(host);
+  }
+  if (recipe) {
+    plan.notes.push_back(input.agent.agent + "'s API and login hosts allowed (its recipe)");
+  }
+  if (auto project = input.project_hosts.find(plan.project_dir);
+      project != input.project_hosts.end()) {
+    for (const std::string& host : project->second) {
+      if (allow(host, "this project's list, corral allow --host --project", false)) {
+        plan.notes.push_back(host + " allowed for this project (corral allow --host --project)");
+      }
+    }
+  }
+  for (const auto& [host, from] : input.tool_registries) {
+    if (allow(host, "a registry your tools use, from " + from, true)) {
+      plan.notes.push_back("registry " + host + " allowed (your tools use it: " + from + ")");
+    }
+  }
+}
+
+}  // namespace corral::launcher
