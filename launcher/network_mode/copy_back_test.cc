@@ -196,6 +196,29 @@ TEST(PlanCopyBack, AFileBecomingAFolderIsRemovedFirst) {
                                                            "write a.txt/inside"}));
 }
 
+// The box's mount points in the project (node_modules/, .venv/, .git/hooks/):
+// corral makes a missing one on this machine before the copy-in, and removes
+// it after the session when still empty (session/mount_points.cc). A later
+// copy-back (`corral stop ID`) leaves it removed; one only the box's volume
+// had (made there by the engine) would come home as a folder the project
+// never had, which is why corral makes them before the copy.
+TEST(PlanCopyBack, AMountPointMadeBeforeTheCopyAndRemovedAfterStaysRemoved) {
+  CopyManifest manifest = Project();
+  manifest.entries["node_modules"] = Folder();
+  std::vector<std::string> refused;
+  auto archive = Untouched();
+  archive.push_back(BoxFolder("node_modules"));
+  auto box = BoxEntries(archive, "corral-project", refused);
+  auto host = HostAsCopied(manifest, box);
+  host["node_modules"] = Absent();
+  SyncPlan plan = PlanCopyBack(manifest, box, host);
+  EXPECT_TRUE(plan.actions.empty()) << Steps(plan).front();
+  EXPECT_TRUE(plan.conflicts.empty());
+
+  auto made_in_the_volume = Plan(archive);  // not in the manifest
+  EXPECT_EQ(Steps(made_in_the_volume.plan), std::vector<std::string>{"mkdir node_modules"});
+}
+
 TEST(BoxEntries, HostileNamesAreRefused) {
   std::vector<std::string> refused;
   auto box = BoxEntries({BoxFile("../escape", "x"),

@@ -29,7 +29,8 @@ bool SendUntilDone(const Endpoint& endpoint, const std::string& method, const st
 }
 
 [[noreturn]] void ReaperMain(int pipe_read, const Endpoint& endpoint, const std::string& name,
-                             const std::string& session_dir, const std::vector<ApiCall>& then) {
+                             const std::string& session_dir, const std::vector<ApiCall>& then,
+                             const std::vector<HostMountPoint>& made) {
   ::setsid();
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) ::signal(sig, SIG_IGN);
   int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -50,7 +51,9 @@ bool SendUntilDone(const Endpoint& endpoint, const std::string& method, const st
     for (const ApiCall& call : then) all = SendUntilDone(endpoint, call.method, call.path) && all;
     return all;
   };
-  if (!round()) round();
+  // The mount points corral made, only once the box is surely gone: one
+  // removed under a box that still runs would be unmounted in it.
+  if (round() || round()) RemoveIfEmpty(made);
   std::error_code ec;
   std::filesystem::remove_all(session_dir, ec);
   ::_exit(0);
@@ -59,14 +62,15 @@ bool SendUntilDone(const Endpoint& endpoint, const std::string& method, const st
 }  // namespace
 
 Result<Reaper> Reaper::Start(const Endpoint& endpoint, const std::string& container_name,
-                             const std::string& session_dir, const std::vector<ApiCall>& then) {
+                             const std::string& session_dir, const std::vector<ApiCall>& then,
+                             const std::vector<HostMountPoint>& made) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return Error::FromErrno("reaper pipe");
   pid_t pid = ::fork();
   if (pid < 0) return Error::FromErrno("reaper");
   if (pid == 0) {
     ::close(fds[1]);
-    ReaperMain(fds[0], endpoint, container_name, session_dir, then);
+    ReaperMain(fds[0], endpoint, container_name, session_dir, then, made);
   }
   ::close(fds[0]);
   Reaper reaper;

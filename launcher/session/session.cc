@@ -18,18 +18,23 @@
 namespace corral::launcher {
 namespace {
 
-// Removes the container and the session folder when it goes out of scope.
+// Removes the container, the mount points corral made and the session
+// folder when it goes out of scope.
 class Cleanup {
  public:
   explicit Cleanup(const SessionPlan& plan)
       : plan_(plan), commondir_(CommondirToWatch(plan.project_dir)) {}
   ~Cleanup() {
+    bool box_gone = true;
     if (engine_ && !container_.empty()) {
       if (auto ok = engine_->Remove(container_); !ok) {
+        box_gone = false;
         std::fprintf(stderr, "corral: %s (remove it with: corral stop %s)\n",
                      ok.error().message.c_str(), plan_.session_id.c_str());
       }
     }
+    // Not under a box that may still run: it would lose the mounts on them.
+    if (box_gone) mount_points_.RemoveMade();
     // The box is gone: nothing can write the file again before it goes.
     if (!commondir_.empty() && ::unlink(commondir_.c_str()) == 0) {
       std::fprintf(stderr,
@@ -46,10 +51,12 @@ class Cleanup {
   }
   // Owned here: it must not close its pipe (= "corral died") before Done().
   void Reap(Reaper reaper) { reaper_.emplace(std::move(reaper)); }
+  MountPoints& mount_points() { return mount_points_; }
 
  private:
   const SessionPlan& plan_;
   std::string commondir_;
+  MountPoints mount_points_;
   Engine* engine_ = nullptr;
   std::string container_;
   std::optional<Reaper> reaper_;
@@ -126,9 +133,13 @@ Result<RunOutcome> RunPlan(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
   if (auto ok = EnsureImage(engine, plan.image, build_context); !ok) return ok.error();
   if (auto ok = NameTheBoxUser(engine, plan); !ok) return ok.error();
   if (auto ok = GiveVolumesToTheBoxUser(engine, plan); !ok) return ok.error();
+  // Before the network mode copies the project: the copy then has them, and
+  // its copy-back brings no folder home that the project never had.
+  if (auto ok = MakeMountPoints(plan, cleanup.mount_points()); !ok) return ok.error();
   auto reaper = Reaper::Start(
       engine.endpoint(), plan.container_name, plan.session_dir,
-      mode.network ? NetworkSession::TearDownCalls(plan.session_id) : std::vector<ApiCall>{});
+      mode.network ? NetworkSession::TearDownCalls(plan.session_id) : std::vector<ApiCall>{},
+      cleanup.mount_points().made());
   if (!reaper) return reaper.error();
   cleanup.Reap(std::move(*reaper));
   if (!mode.network) return RunBox(engine, plan, cleanup, engine_lines);

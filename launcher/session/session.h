@@ -212,15 +212,73 @@ class SignalPipe {
 // shim ends the box.
 Result<UniqueFd> ListenWatchdog(const std::string& session_dir);
 
+// The box's mount points inside the host folders it is given (the project,
+// its .git, a worktree's main .git): node_modules/, .venv/, .git/hooks/ when
+// the project has none (mount_points.cc). The OCI runtime makes a missing one
+// as the box's root (a subordinate uid under rootless Podman, root under
+// rootful Docker), which the user cannot write into. So corral makes them as
+// the user before the box, and removes those it made once the box is gone,
+// when they are still empty.
+struct HostMountPoint {
+  std::string path;    // on the host
+  std::string holder;  // the host folder whose bind holds it: the project, a .git
+  bool file = false;   // an empty file, for the bind of a file; else a folder
+};
+enum class PathKind { kMissing, kFolder, kFile };
+PathKind KindOnHost(const std::string& path);  // stat(2), links followed as a bind's are
+// Each mount whose target lies inside a bind of a host folder, as the host
+// path the runtime would make: the holding bind's source plus the rest of
+// the target. `kind_of` says what a bind's source is; one that is missing
+// is left to the engine (which refuses the box).
+std::vector<HostMountPoint> MountPointsOnHost(
+    const std::vector<Mount>& mounts, const std::function<PathKind(const std::string&)>& kind_of);
+
+// What one session made, and a shared lock (flock) on each holder while it
+// lives. A session removes what it made only when no other session holds
+// that holder: a folder removed on the host is unmounted in every box that
+// has it (Linux detaches the mounts on it), and a box whose read-only
+// .git/hooks went could write hooks that git on the host runs.
+class MountPoints {
+ public:
+  // Holds the point's holder (waiting a few seconds at most for a session
+  // that is removing its own), then makes the point and the folders above
+  // it when missing, never through a link.
+  Result<void> Make(const HostMountPoint& point);
+  bool Holds(const std::string& holder) const { return held_.count(holder) > 0; }
+  const std::vector<HostMountPoint>& made() const { return made_; }  // parents first
+  // Once the box is gone: lets go of the locks, then RemoveIfEmpty(made()).
+  void RemoveMade();
+
+ private:
+  Result<void> Hold(const std::string& holder);
+  Result<void> MakeMissing(const HostMountPoint& point);
+  std::vector<HostMountPoint> made_;
+  std::map<std::string, UniqueFd> held_;  // holder → its folder, LOCK_SH
+};
+
+// Removes each path, deepest first, when it is still as corral made it (an
+// empty folder, or an empty file), and only when no session holds its
+// holder (LOCK_EX, not waiting): anything with content stays. Also the
+// reaper's, after a SIGKILLed corral's box is gone.
+void RemoveIfEmpty(const std::vector<HostMountPoint>& made);
+
+// The session's step, after the session folder is made and before the box:
+// MountPointsOnHost of the plan, each made. One that cannot be made is a
+// warning (the engine makes it, as before); a holder that cannot be held is
+// an error: another session's end could take the box's mounts away.
+Result<void> MakeMountPoints(const SessionPlan& plan, MountPoints& points);
+
 // A detached process that removes the container (by name) when this one
 // dies without saying it is done: the box goes away even after SIGKILL.
 // `then` is sent after, in order (the network mode's sidecar, networks and
-// volume: network_mode::TearDownCalls); a 404 counts as done.
+// volume: network_mode::TearDownCalls); a 404 counts as done. Once all of
+// it is gone, `made` goes too when empty (RemoveIfEmpty).
 class Reaper {
  public:
   static Result<Reaper> Start(const Endpoint& endpoint, const std::string& container_name,
                               const std::string& session_dir,
-                              const std::vector<ApiCall>& then = {});
+                              const std::vector<ApiCall>& then = {},
+                              const std::vector<HostMountPoint>& made = {});
   void Done();  // the session cleaned up itself
   ~Reaper();
   Reaper(Reaper&&) = default;

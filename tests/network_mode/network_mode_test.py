@@ -125,6 +125,21 @@ def make_project(work):
     return proj
 
 
+def left_in_project(proj):
+    """What the box's mount points left in a project that had no node_modules
+    and no .venv (issue 27): those folders, and anything of another uid. The
+    project copied, a mount point the engine made in the volume would come
+    home as a folder the project never had."""
+    me = (os.getuid(), os.getgid())
+    left = [name for name in ("node_modules", ".venv") if os.path.lexists(proj / name)]
+    for root, dirs, files in os.walk(proj):
+        for name in dirs + files:
+            st = os.lstat(os.path.join(root, name))
+            if (st.st_uid, st.st_gid) != me:
+                left.append(f"{os.path.join(root, name)} ({st.st_uid}:{st.st_gid})")
+    return left
+
+
 def session_of(record_path):
     events = [json.loads(l) for l in pathlib.Path(record_path).read_text().splitlines() if l]
     return events
@@ -168,6 +183,8 @@ def prove(label, api, corral, flags, env, work, copied=False):
     check(session and api.session_objects(session) == [],
           f"{label}: nothing of session {session} is left on the engine",
           api.session_objects(session) if session else started)
+    check(not left_in_project(proj), f"{label}: the box's mount points left nothing in the "
+          "project (no node_modules, no .venv, nothing of another uid)", left_in_project(proj))
 
     # 2. The deny list through the oracle channel, and the proxy sidecar.
     script = ('/run/corral/bin/sh -c "aws s3 ls"; echo "aws-exit $?"; '
@@ -245,6 +262,13 @@ def prove(label, api, corral, flags, env, work, copied=False):
         check(r.returncode == 0 and api.session_objects(session) == [],
               f"{label}: corral stop copies the kept volume back and removes it",
               (r.returncode, r.stdout, r.stderr, api.session_objects(session)))
+    # The reaper removes them right after the engine's objects.
+    deadline = time.monotonic() + 10
+    while left_in_project(proj) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    check(not left_in_project(proj), f"{label}: after corral was killed" +
+          (" and its copy went home" if copied else "") + ", the box's mount points left "
+          "nothing in the project", left_in_project(proj))
 
 
 def wait_for(path, seconds=120):
