@@ -48,7 +48,8 @@ std::string CheckString(const std::string& field, const std::string& value) {
   if (field == "folder_variable" && !value.empty() && !ValidVariable(value)) {
     return "expected the name of an environment variable";
   }
-  if (field == "settings" && value != "shared" && value != "own") return "expected shared or own";
+  if (field == "settings" && value == "shared") return kSharedSettingsGone;
+  if (field == "settings" && value != "copy" && value != "own") return "expected copy or own";
   if (field == "binary" && !value.empty() && !NoBlanks(value)) return "a program name has no blanks";
   return "";
 }
@@ -185,7 +186,7 @@ const std::vector<RecipeFieldSpec>& RecipeFields() {
       {"shell", T::kList, "how it finds its shell: $VARIABLE, /path or a name in PATH (each "
                           "resolves to corral-shell in the box)"},
       {"ask_first", T::kBool, "keep asking when boxed (overrides agents.ask_first)"},
-      {"settings", T::kString, "shared or own (overrides agents.settings)"},
+      {"settings", T::kString, "copy or own (overrides agents.settings)"},
   };
   return kFields;
 }

@@ -10,6 +10,13 @@
 
 namespace corral::policy {
 
+// Why `agents.settings: shared` (the user's folders read-write in the box)
+// is refused, and what to write instead.
+inline constexpr const char* kSharedSettingsGone =
+    "'shared' is no longer offered: a box that writes your agent's settings can plant hooks "
+    "and helpers that run on this machine later. Write copy (the default: the box's own "
+    "folders, filled from yours without what runs programs) or own (the box's own, empty)";
+
 // A mapping of agent names to recipes, each field checked (a recipe's hosts
 // by the proxy's rules); the error names every problem, one per line, each
 // with its file, line and column.

@@ -127,10 +127,10 @@ const std::vector<KeySpec>& Keys() {
       {"agents.ask_first", K::kBool, "false", "CORRAL_ASK_FIRST",
        "Boxed agents keep asking before they act: their run-without-asking switch is not added",
        {}},
-      {"agents.settings", K::kEnum, R"("shared")", "CORRAL_AGENT_SETTINGS",
-       "An agent's settings and login folders: shared (yours, read-write at their own paths) "
-       "or own (its own, under corral's state folder)",
-       {"shared", "own"}},
+      {"agents.settings", K::kEnum, R"("copy")", "CORRAL_AGENT_SETTINGS",
+       "An agent's settings and login folders in its box, never yours: copy (its own, filled "
+       "from yours without what runs programs) or own (its own, empty)",
+       {"copy", "own"}},
       {"agents.recipes", K::kRecipes, "{}", "",
        "Your agent recipes: a new agent, or fields over a built-in one (corral agents lists them)",
        {}},

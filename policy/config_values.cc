@@ -22,6 +22,9 @@ std::string ChoicesText(const KeySpec& key) {
 }
 
 Result<nlohmann::json> CheckChoice(const KeySpec& key, const std::string& value) {
+  if (std::string_view(key.name) == "agents.settings" && value == "shared") {
+    return Error(kSharedSettingsGone);
+  }
   if (std::find(key.choices.begin(), key.choices.end(), value) == key.choices.end()) {
     return Error("'" + value + "' is not one of " + ChoicesText(key));
   }

@@ -19,6 +19,25 @@ namespace corral::launcher {
 
 class Engine;
 
+// What of the host's settings the box's own folders get (agents.settings:
+// copy), each path written as in Recipe::folders ("~/.claude/settings.json").
+// Nothing else is copied in, and only `back` flows out again.
+struct SettingsFile {
+  std::string path;
+  // Keys whose value the agent runs or uses to pick a program, left out:
+  // "hooks", "projects.*.mcpServers.* if command" ("*" is any one key; with
+  // "if KEY", only entries that hold KEY).
+  std::vector<std::string> program_keys;
+};
+struct SettingsCopy {
+  std::vector<SettingsFile> settings;  // parsed (JSON; TOML for .toml), program keys left out
+  std::vector<std::string> logins;     // copied as they are, mode 0600
+  std::vector<std::string> text;       // instructions: files and folders, regular files only,
+                                       // no exec bits ("~/.claude/commands/")
+  std::vector<std::string> back;       // folders of data whose new files go back to the host
+  bool known() const { return !settings.empty() || !logins.empty() || !text.empty(); }
+};
+
 // One agent's recipe: built in, with the user's `agents.recipes` fields over it.
 struct Recipe {
   std::string name;
@@ -36,7 +55,10 @@ struct Recipe {
   std::vector<std::string> env;       // NAME=VALUE in the box
   std::vector<std::string> shell;     // $VARIABLE, /path or a name in PATH
   bool ask_first = false;
-  bool own_settings = false;  // folders under corral's state folder, not the user's
+  // The box's folders are corral's (under its state folder), never the
+  // user's: copied from the user's as `copy` says, or empty (`own`).
+  bool own_settings = false;  // agents.settings: own (empty) rather than copy
+  SettingsCopy copy;
   bool verified = false;      // CI builds and runs it on both engines
   bool built_in = true;       // false: only the user's config names it
 };
@@ -60,11 +82,31 @@ struct AgentContext {
   std::function<const char*(const char*)> getenv;
 };
 
+// How the box's own settings folders are filled from the user's before a
+// boxed session, and what flows back after it: full paths on this host.
+struct SeedStep {
+  enum Kind { kSettings, kLogin, kText } kind = kSettings;
+  std::string from;  // the user's file or folder
+  std::string to;    // the box's, under corral's state folder
+  std::string shown; // "~/.claude/settings.json", for lines
+  std::vector<std::string> program_keys;
+};
+struct AgentSeed {
+  std::string agent;
+  std::string base;  // the box's folders: nothing below it is followed through a link
+  std::string lock;  // held while the box's folders are filled or read back
+  std::vector<SeedStep> steps;
+  std::vector<SeedStep> back;  // from: the box's folder, to: the user's
+  bool copy = false;   // agents.settings: copy (else own: nothing is copied)
+  bool known = false;  // the recipe says what may be copied
+};
+
 // What `corral run AGENT ARGS...` runs with the agent's recipe: the command
 // (binary, the switch when boxed, the user's words) and what the box gets.
 struct AgentRun {
   std::vector<std::string> command;
   AgentAdditions additions;
+  AgentSeed seed;  // boxed only
 };
 // An error when unboxed with the agent's own sandbox-bypass switch, at a
 // level other than off (its own sandbox is then the only one).
@@ -77,6 +119,28 @@ std::string UnknownAgent(const std::vector<Recipe>& recipes, const std::string& 
 // Makes the agent's folders that are not there yet, empty and the user's
 // (a .json file gets {}), so the engine does not make them as root.
 Result<void> MakeAgentFolders(const AgentAdditions& additions);
+
+// `text` (JSON, or TOML when `toml`) without the keys `program_keys` names;
+// `dropped` gets each key left out ("hooks", "mcpServers.local"). An error
+// when the text does not parse: then nothing of it may be copied.
+struct WithoutPrograms {
+  std::string text;
+  std::vector<std::string> dropped;
+};
+Result<WithoutPrograms> LeaveOutProgramKeys(std::string_view text, bool toml,
+                                            const std::vector<std::string>& program_keys);
+
+// Fills the box's own folders from the user's as `seed` says (settings
+// without their program keys, logins, instructions), each file written
+// whole and renamed into place; never writes into the user's folders. The
+// lines say what was left out or not copied (a settings file that does not
+// parse is not copied at all), for the start lines. A file the user does
+// not have leaves the box's as it is.
+Result<std::vector<std::string>> SeedAgentFolders(const AgentSeed& seed);
+// After a session: each regular file in the box's `back` folders that the
+// user's folder lacks or has older goes there (data only: no links, no exec
+// bits; nothing is removed). Returns how many files went back.
+Result<std::size_t> GiveBackAgentData(const AgentSeed& seed);
 
 // ------------------------------------------------------------ the image
 

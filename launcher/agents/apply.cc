@@ -80,27 +80,63 @@ Result<AgentRun> ApplyRecipe(const Recipe& recipe, const std::vector<std::string
   const char* named = !recipe.folder_variable.empty() && context.getenv
                           ? context.getenv(recipe.folder_variable.c_str())
                           : nullptr;
-  if (recipe.own_settings) {
-    std::string base = context.state_dir + "/agents/" + recipe.name;
-    for (const std::string& entry : recipe.folders) {
-      auto [relative, file] = Relative(entry);
-      add.folders.push_back({base + "/" + relative, "~/" + relative, file,
-                             recipe.name + "'s own settings and login (agents.settings: own)"});
-    }
-  } else if (named && *named == '/') {
+  // The box's folders are corral's, never the user's: a box that could
+  // write the user's settings could plant hooks the host runs later.
+  const std::string base = context.state_dir + "/agents/" + recipe.name;
+  const std::string how = recipe.own_settings
+                              ? "its own, empty (agents.settings: own)"
+                              : "its own, copied from yours without what runs programs";
+  std::string named_folder;  // the recipe's first folder, when $VARIABLE names it
+  if (named && *named == '/' && !recipe.folders.empty()) {
+    named_folder = Relative(recipe.folders.front()).first;
     // The user's own folder for it (CLAUDE_CONFIG_DIR=...): the same path in the box.
-    add.folders.push_back({named, named, false,
+    add.folders.push_back({base + "/" + named_folder, named, false,
                            recipe.name + "'s settings and login ($" + recipe.folder_variable +
-                               ", shared with the host)"});
+                               ": " + how + ")"});
     add.env.push_back(recipe.folder_variable + "=" + named);
   } else {
     for (const std::string& entry : recipe.folders) {
       auto [relative, file] = Relative(entry);
-      std::string host = entry.rfind("~/", 0) == 0 ? context.home + "/" + relative : entry;
-      std::string in_box = entry.rfind("~/", 0) == 0 ? "~/" + relative : host;
-      add.folders.push_back(
-          {host, in_box, file, recipe.name + "'s settings and login (shared with the host)"});
+      std::string in_box = entry.rfind("~/", 0) == 0 ? "~/" + relative : entry;
+      add.folders.push_back({base + "/" + relative, in_box, file,
+                             recipe.name + "'s settings and login (" + how + ")"});
     }
+  }
+  // Where a recipe path ("~/.claude/settings.json") is on the host, and in
+  // the box's folders. With $VARIABLE, paths in the first folder are in the
+  // named one, and a file beside it (~/.claude.json) is in it too.
+  auto place = [&](const std::string& entry) -> std::pair<std::string, std::string> {
+    auto [relative, file] = Relative(entry);
+    if (named_folder.empty()) {
+      std::string host = entry.rfind("~/", 0) == 0 ? context.home + "/" + relative : entry;
+      return {host, base + "/" + relative};
+    }
+    std::string rest = relative.rfind(named_folder + "/", 0) == 0
+                           ? relative.substr(named_folder.size())
+                           : "/" + relative.substr(relative.rfind('/') + 1);
+    return {named + rest, base + "/" + named_folder + rest};
+  };
+  AgentSeed& seed = run.seed;
+  seed.agent = recipe.name;
+  seed.base = base;
+  seed.lock = base + ".lock";
+  seed.copy = !recipe.own_settings;
+  seed.known = recipe.copy.known();
+  if (!seed.copy) return run;
+  for (const SettingsFile& file : recipe.copy.settings) {
+    auto [host, box] = place(file.path);
+    seed.steps.push_back({SeedStep::kSettings, host, box, file.path, file.program_keys});
+  }
+  for (const auto& [list, kind] : {std::pair{&recipe.copy.logins, SeedStep::kLogin},
+                                   std::pair{&recipe.copy.text, SeedStep::kText}}) {
+    for (const std::string& path : *list) {
+      auto [host, box] = place(path);
+      seed.steps.push_back({kind, host, box, path, {}});
+    }
+  }
+  for (const std::string& path : recipe.copy.back) {
+    auto [host, box] = place(path);
+    seed.back.push_back({SeedStep::kText, box, host, path, {}});
   }
   return run;
 }

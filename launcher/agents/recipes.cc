@@ -36,6 +36,75 @@ Recipe Npm(std::string name, std::string package, Words folders, std::string fol
   return r;
 }
 
+// What of each agent's settings its box gets (agents.settings: copy): the
+// files with keys that run programs, as each agent documents them, with
+// those keys; its login files; its instructions (memory, commands, agents,
+// skills); and the data that may flow back. An agent not named here gets
+// empty folders: corral copies nothing it does not know to be safe.
+SettingsCopy CopyOf(const std::string& agent) {
+  SettingsCopy c;
+  // An MCP server entry with `command` is a program the agent starts; one
+  // with a URL is not.
+  const std::string mcp = "mcpServers.* if command";
+  if (agent == "claude") {
+    c.settings = {{"~/.claude/settings.json",
+                   {"hooks", "apiKeyHelper", "statusLine", "fileSuggestion", "awsAuthRefresh",
+                    "awsCredentialExport", "otelHeadersHelper", "enabledPlugins",
+                    "extraKnownMarketplaces", "enableAllProjectMcpServers",
+                    "enabledMcpjsonServers", "disableAllHooks"}},
+                  {"~/.claude.json",
+                   {mcp, "projects.*." + mcp, "projects.*.enabledMcpjsonServers",
+                    "projects.*.enableAllProjectMcpServers"}}};
+    c.logins = {"~/.claude/.credentials.json"};
+    c.text = {"~/.claude/CLAUDE.md", "~/.claude/commands/", "~/.claude/agents/",
+              "~/.claude/skills/", "~/.claude/output-styles/"};
+    c.back = {"~/.claude/projects/"};
+  } else if (agent == "codex") {
+    c.settings = {{"~/.codex/config.toml",
+                   {"notify", "mcp_servers.* if command", "profiles.*.notify", "hooks",
+                    "zsh_path", "model_providers.*.auth"}}};
+    c.logins = {"~/.codex/auth.json"};
+    c.text = {"~/.codex/AGENTS.md", "~/.codex/prompts/", "~/.codex/skills/"};
+    c.back = {"~/.codex/sessions/"};
+  } else if (agent == "gemini" || agent == "qwen") {
+    const std::string folder = "~/." + agent + "/";
+    c.settings = {{folder + "settings.json",
+                   {mcp, "mcp.serverCommand", "tools.discoveryCommand", "tools.callCommand",
+                    "toolDiscoveryCommand", "toolCallCommand", "hooks", "sandbox",
+                    "tools.sandbox"}}};
+    c.logins = {folder + "oauth_creds.json", folder + "google_accounts.json", folder + ".env"};
+    c.text = {folder + (agent == "gemini" ? "GEMINI.md" : "QWEN.md"), folder + "commands/"};
+  } else if (agent == "opencode") {
+    for (const char* name : {"opencode.json", "opencode.jsonc", "config.json"}) {
+      c.settings.push_back({std::string("~/.config/opencode/") + name,
+                            {"mcp.* if command", "plugin", "formatter", "lsp", "experimental"}});
+    }
+    c.logins = {"~/.local/share/opencode/auth.json"};
+    c.text = {"~/.config/opencode/AGENTS.md", "~/.config/opencode/agent/",
+              "~/.config/opencode/command/"};
+  } else if (agent == "copilot") {
+    c.settings = {{"~/.copilot/config.json", {"hooks"}},
+                  {"~/.copilot/mcp-config.json", {mcp}}};
+    c.text = {"~/.copilot/agents/"};
+  } else if (agent == "amp") {
+    c.settings = {{"~/.config/amp/settings.json",
+                   {"amp.mcpServers.* if command", "amp.toolbox.path", "amp.hooks"}}};
+    c.logins = {"~/.local/share/amp/secrets.json"};
+    c.text = {"~/.config/amp/AGENTS.md"};
+  } else if (agent == "droid") {
+    c.settings = {{"~/.factory/settings.json", {"hooks", "statusLine"}},
+                  {"~/.factory/mcp.json", {mcp}}};
+    c.logins = {"~/.factory/auth.json"};
+    c.text = {"~/.factory/AGENTS.md", "~/.factory/droids/", "~/.factory/commands/"};
+  } else if (agent == "pi") {
+    c.settings = {{"~/.pi/agent/settings.json",
+                   {"hooks", "customTools", "extensions", "packages", "shellPath"}}};
+    c.logins = {"~/.pi/agent/auth.json"};
+    c.text = {"~/.pi/agent/AGENTS.md", "~/.pi/agent/prompts/"};
+  }
+  return c;
+}
+
 // `verified`: tests/images/agent_images.py builds the image and runs the
 // agent on Docker and Podman in CI (its AGENTS list; recipes_test.cc keeps
 // the two the same).
@@ -107,6 +176,7 @@ std::vector<Recipe> BuiltIn() {
   r.push_back(Npm("letta", "@letta-ai/letta-code", {"~/.letta/"}, "",
                   {"LETTA_API_KEY", "LETTA_BASE_URL"}, {"api.letta.com"}, {"--yolo"}, {"--yolo"},
                   Shells(), false));
+  for (Recipe& recipe : r) recipe.copy = CopyOf(recipe.name);
   // Codex keeps its own sandbox when unboxed: nothing else stands between it
   // and the machine.
   for (Recipe& recipe : r) {

@@ -126,7 +126,9 @@ TEST(ApplyRecipe, BoxedAddsTheSwitchOnceAndTheAgentsFolders) {
   EXPECT_EQ(run->command,
             (std::vector<std::string>{"claude", "--dangerously-skip-permissions", "-p", "hi"}));
   ASSERT_EQ(run->additions.folders.size(), 2u);
-  EXPECT_EQ(run->additions.folders[0].host, tree.root() + "/home/.claude");
+  // The box's own folders, never the user's (issue 28).
+  EXPECT_EQ(run->additions.folders[0].host, tree.root() + "/state/agents/claude/.claude");
+  EXPECT_EQ(run->additions.folders[1].host, tree.root() + "/state/agents/claude/.claude.json");
   EXPECT_EQ(run->additions.folders[0].in_box, "~/.claude");
   EXPECT_FALSE(run->additions.folders[0].file);
   EXPECT_EQ(run->additions.folders[1].in_box, "~/.claude.json");
@@ -194,8 +196,20 @@ TEST(ApplyRecipe, TheFolderVariableNamesTheOneFolderAtItsOwnPath) {
   auto run = ApplyRecipe(Get(recipes, "claude"), {"claude"}, context);
   ASSERT_TRUE(run);
   ASSERT_EQ(run->additions.folders.size(), 1u);
-  EXPECT_EQ(run->additions.folders[0].host, dir);
+  EXPECT_EQ(run->additions.folders[0].host, tree.root() + "/state/agents/claude/.claude");
   EXPECT_EQ(run->additions.folders[0].in_box, dir);
+  // Filled from the folder the variable names; ~/.claude.json is in it too.
+  bool settings = false, state = false;
+  for (const SeedStep& step : run->seed.steps) {
+    if (step.from == dir + "/settings.json") {
+      settings = step.to == tree.root() + "/state/agents/claude/.claude/settings.json";
+    }
+    if (step.from == dir + "/.claude.json") {
+      state = step.to == tree.root() + "/state/agents/claude/.claude/.claude.json";
+    }
+  }
+  EXPECT_TRUE(settings);
+  EXPECT_TRUE(state);
   EXPECT_NE(std::find(run->additions.env.begin(), run->additions.env.end(),
                       "CLAUDE_CONFIG_DIR=" + dir),
             run->additions.env.end());

@@ -22,13 +22,26 @@ void PrintHuman(const std::vector<launcher::Recipe>& recipes) {
               << (r.version.empty() ? "" : " at " + r.version) << "\n"
               << "  folders: " << Joined(r.folders, "none")
               << (r.folder_variable.empty() ? "" : ", or $" + r.folder_variable)
-              << (r.own_settings ? " (its own, under corral's state folder)" : " (shared)") << "\n"
+              << (r.own_settings ? " (the box's own, empty)"
+                  : r.copy.known() ? " (the box's own, copied from yours without what runs programs)"
+                                   : " (the box's own, empty: corral does not know which of its "
+                                     "settings run programs)")
+              << "\n"
               << "  login variables: " << Joined(r.variables, "none") << "\n"
               << "  hosts: " << Joined(r.hosts, "none") << "\n"
               << "  boxed, it runs with: "
               << (r.ask_first ? "nothing added (ask_first)" : Joined(r.run_without_asking, "nothing added"))
               << "\n";
   }
+}
+
+nlohmann::json CopiedJson(const launcher::SettingsCopy& copy) {
+  nlohmann::json settings = nlohmann::json::array();
+  for (const auto& file : copy.settings) {
+    settings.push_back({{"path", file.path}, {"program_keys", file.program_keys}});
+  }
+  return {{"settings", settings}, {"logins", copy.logins}, {"text", copy.text},
+          {"back", copy.back}};
 }
 
 nlohmann::json ToJson(const launcher::Recipe& r) {
@@ -48,7 +61,8 @@ nlohmann::json ToJson(const launcher::Recipe& r) {
           {"env", r.env},
           {"shell", r.shell},
           {"ask_first", r.ask_first},
-          {"settings", r.own_settings ? "own" : "shared"},
+          {"settings", r.own_settings ? "own" : "copy"},
+          {"copied", CopiedJson(r.copy)},
           {"built_in", r.built_in},
           {"verified", r.verified}};
 }

@@ -250,12 +250,14 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   auto watching = AskOnce(Watching(policy.presence));  // asked once, only when it matters
   BoxDecision box = DecideBox(policy.level, options.headless, input.tty, watching);
   const std::vector<std::string> asked = input.agent_command;  // as the user gave it
+  AgentSeed seed;
   if (recipe) {
     auto run = ApplyRecipe(*recipe, input.agent_command,
                            {box.boxed, policy.level, input.home, input.state_dir, input.getenv});
     if (!run) return run.error();
     input.agent_command = std::move(run->command);
     input.agent = std::move(run->additions);
+    seed = std::move(run->seed);
   }
   auto hold = HoldIfUnknown(policy, input, asked, options, watching);  // boxed or not
   if (!hold) return hold.error();
@@ -327,6 +329,10 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
     if (!tag) return tag.error();
     plan->image = *tag;
   }
+  // The box's own settings folders, filled from the user's (never shared).
+  auto seeded = SeedAgentFolders(seed);
+  if (!seeded) return seeded.error().Context("fill " + seed.agent + "'s settings folders");
+  for (const std::string& line : *seeded) *engine_lines += "  " + line + "\n";
   if (auto ok = MakeAgentFolders(input.agent); !ok) return ok.error();
   Cleanup cleanup(*plan);
   if (auto ok = PrepareSessionDir(*plan); !ok) return ok.error();
@@ -346,6 +352,11 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
     outcome = services.error();
   }
   if (outcome) outcome->blocked_while_away = blocked;
+  // Data only (conversation history), by the recipe's list.
+  if (auto given = GiveBackAgentData(seed); !given) {
+    std::cerr << "corral: " << given.error().Context("give back " + seed.agent + "'s history").message
+              << "\n";
+  }
   recorder->End(outcome, blocked, Watching(policy.presence));
   return outcome;
 }

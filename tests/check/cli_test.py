@@ -80,8 +80,12 @@ class CliTest(unittest.TestCase):
         body = json.loads(out.stdout)
         self.assertIn("ANTHROPIC_API_KEY=<$ANTHROPIC_API_KEY at start>", body["Env"])
         self.assertTrue(body["Image"].startswith("corral-agent-claude:"), body["Image"])
-        mounts = {m["Source"]: m["Target"] for m in body["HostConfig"]["Mounts"]}
-        self.assertEqual(mounts.get(os.path.join(self.home, ".claude")), "/home/corral/.claude")
+        by_target = {m["Target"]: m["Source"] for m in body["HostConfig"]["Mounts"]}
+        # The box's own settings folder under corral's state folder, never
+        # the user's ~/.claude (issue 28).
+        self.assertTrue(by_target.get("/home/corral/.claude", "").endswith(
+            "/corral/agents/claude/.claude"), by_target)
+        self.assertNotIn(os.path.join(self.home, ".claude"), by_target.values())
         command = body["Entrypoint"]
         self.assertEqual(command[command.index("--") + 1:],
                          ["claude", "--dangerously-skip-permissions", "-p", "hi"])

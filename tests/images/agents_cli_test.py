@@ -76,8 +76,13 @@ class AgentsCliTest(unittest.TestCase):
         self.assertIn("image corral-agent-claude:1.0.0", out.stdout)
         self.assertIn("claude --dangerously-skip-permissions -p hi", out.stdout)
         self.assertIn("api.anthropic.com", out.stdout.split("network:")[1].split("\n")[0])
-        # HOME under /tmp is /home/corral in the box; the folder goes along.
-        self.assertIn(f"/home/corral/.claude  (read-write)  from {self.home}/.claude", out.stdout)
+        # HOME under /tmp is /home/corral in the box; the box's own folder
+        # (never the user's) is there.
+        self.assertIn("/home/corral/.claude  (read-write)  from "
+                      f"{self.home}/.local/state/corral/agents/claude/.claude  — claude's "
+                      "settings and login (its own, copied from yours without what runs "
+                      "programs)", out.stdout)
+        self.assertNotIn(f"from {self.home}/.claude ", out.stdout)
         self.assertFalse(os.path.exists(os.path.join(self.home, ".claude")),
                          "--print made the agent's folder")
 
