@@ -116,5 +116,22 @@ TEST_F(AgentRecipesTest, FlagAndEnvironmentSetTheDefaults) {
       << bad.error().message;
 }
 
+TEST_F(AgentRecipesTest, SharedSettingsAreRefusedWithWhatToWriteInstead) {
+  // A box that writes the user's settings plants what the host runs (issue 28).
+  auto policy = LoadText("agents:\n  settings: shared\n", {});
+  ASSERT_FALSE(policy.ok());
+  EXPECT_NE(policy.error().message.find(":2:13: agents.settings: 'shared' is no longer offered"),
+            std::string::npos)
+      << policy.error().message;
+  EXPECT_NE(policy.error().message.find("Write copy"), std::string::npos);
+  auto recipe = LoadText("agents:\n  recipes:\n    claude:\n      settings: shared\n", {});
+  ASSERT_FALSE(recipe.ok());
+  EXPECT_NE(recipe.error().message.find("no longer offered"), std::string::npos)
+      << recipe.error().message;
+  auto copy = LoadText("agents:\n  settings: copy\n", {});
+  ASSERT_TRUE(copy.ok()) << copy.error().message;
+  EXPECT_FALSE(copy->agents.own_settings);
+}
+
 }  // namespace
 }  // namespace corral::policy
