@@ -164,11 +164,10 @@ std::vector<std::string> HooksPaths(std::string_view git_config_text) {
     if (section != "core" || eq == std::string::npos) continue;
     if (Lower(Trim(line.substr(0, eq))) != "hookspath") continue;
     std::string value = Trim(line.substr(eq + 1));
-    if (auto comment = value.find_first_of("#;"); comment != std::string::npos && value[0] != '"') {
+    if (!value.empty() && value[0] == '"') {
+      value = value.substr(1, value.find('"', 1) - 1);
+    } else if (auto comment = value.find_first_of("#;"); comment != std::string::npos) {
       value = Trim(value.substr(0, comment));
-    }
-    if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
-      value = value.substr(1, value.size() - 2);
     }
     if (!value.empty()) paths.push_back(value);
   }

@@ -69,47 +69,54 @@ Differences Compare(const std::vector<Node>& start, const std::vector<Node>& end
 std::vector<std::string> Restore(const Differences& differences,
                                  const std::vector<std::string>& keep_folders) {
   std::vector<std::string> errors;
-  std::vector<const Held*> order;
-  for (const Held& held : differences.held) order.push_back(&held);
-  // What the box made goes first, deepest first (a folder once emptied).
-  std::stable_sort(order.begin(), order.end(), [](const Held* a, const Held* b) {
-    return Depth(a->path) > Depth(b->path);
+  // What the box made goes first, deepest first, so that a folder is empty
+  // when its turn comes: its held versions, and the folders it made (those
+  // only when empty, and never a mount point corral removes itself).
+  struct Removal {
+    const Held* held;    // null: a folder the box made
+    const Node* folder;
+    const std::string& path() const { return held ? held->path : folder->path; }
+  };
+  std::vector<Removal> removals;
+  for (const Held& held : differences.held) {
+    if (held.box) removals.push_back({&held, nullptr});
+  }
+  for (const Node& folder : differences.new_folders) {
+    if (std::find(keep_folders.begin(), keep_folders.end(), folder.Absolute()) == keep_folders.end()) {
+      removals.push_back({nullptr, &folder});
+    }
+  }
+  std::stable_sort(removals.begin(), removals.end(), [](const Removal& a, const Removal& b) {
+    return Depth(a.path()) > Depth(b.path());
   });
   std::map<std::string, bool> blocked;  // absolute → its box version could not go
-  for (const Held* held : order) {
-    if (!held->box) continue;
-    if (held->start && held->start->kind == Kind::kFolder && held->box->kind == Kind::kFolder) {
+  for (const Removal& removal : removals) {
+    if (!removal.held) {
+      (void)RemoveNode(removal.folder->base, removal.folder->path);  // one with contents stays
       continue;
     }
-    if (auto ok = RemoveNode(held->base, held->path); !ok) {
-      blocked[held->base + "/" + held->path] = true;
-      errors.push_back(Failure(*held, "the box's version could not be removed", ok.error().message,
+    const Held& held = *removal.held;
+    if (auto ok = RemoveNode(held.base, held.path); !ok) {
+      blocked[held.base + "/" + held.path] = true;
+      errors.push_back(Failure(held, "the box's version could not be removed", ok.error().message,
                                "it is still in place (a copy is kept for review)"));
     }
   }
   // Then the host's versions, shallowest first (a folder before its files).
-  std::reverse(order.begin(), order.end());
-  for (const Held* held : order) {
-    if (!held->start || blocked.count(held->base + "/" + held->path)) continue;
+  std::vector<const Held*> puts;
+  for (const Held& held : differences.held) {
+    if (held.start && !blocked.count(held.base + "/" + held.path)) puts.push_back(&held);
+  }
+  std::stable_sort(puts.begin(), puts.end(), [](const Held* a, const Held* b) {
+    return Depth(a->path) < Depth(b->path);
+  });
+  for (const Held* held : puts) {
     if (auto ok = PutNode(*held->start); !ok) {
       errors.push_back(Failure(*held, "the host's version could not be put back",
                                ok.error().message,
                                held->box ? "the box's version was removed, so the host has none"
                                          : "the host has none"));
     }
-  }
-  // Folders the box made, when empty and not a mount point corral removes itself.
-  std::vector<const Node*> folders;
-  for (const Node& node : differences.new_folders) folders.push_back(&node);
-  std::stable_sort(folders.begin(), folders.end(), [](const Node* a, const Node* b) {
-    return Depth(a->path) > Depth(b->path);
-  });
-  for (const Node* folder : folders) {
-    std::string absolute = folder->Absolute();
-    if (std::find(keep_folders.begin(), keep_folders.end(), absolute) != keep_folders.end()) {
-      continue;
-    }
-    (void)RemoveNode(folder->base, folder->path);  // one with contents stays
   }
   return errors;
 }
