@@ -262,6 +262,9 @@ struct RunOutcome {
   std::uint64_t refused = 0;             // commands refused at all
   std::map<std::string, std::uint64_t> refused_hosts;  // by the proxy, with counts
   std::string record_path;               // the session record ("" when none)
+  // The auto-run files held for review, and any that could not be put back
+  // (launcher/autorun/): one line each, for the end of the session.
+  std::vector<std::string> held_lines;
 };
 Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> agent_command,
                        const std::string& image, const RunOptions& options);

@@ -93,6 +93,7 @@ void AddProxyCommand(CLI::App& app, Globals& globals);
 void AddDoctorCommand(CLI::App& app, Globals& globals);
 void AddAllowCommand(CLI::App& app, Globals& globals);
 void AddHeldCommand(CLI::App& app, Globals& globals);
+void AddReviewCommand(CLI::App& app, Globals& globals);
 void AddRelayCommand(CLI::App& app, Globals& globals);
 void AddProjectCopyCommand(CLI::App& app, Globals& globals);
 // --engine-tls-ca/-cert/-key on a command that reaches an engine (engine_flags.cc).

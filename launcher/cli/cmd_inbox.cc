@@ -22,7 +22,9 @@ void PrintHuman(const std::vector<policy::InboxItem>& items) {
   }
   std::size_t hosts = std::count_if(items.begin(), items.end(),
                                     [](const auto& item) { return item.kind == "host"; });
-  std::size_t commands = items.size() - hosts;
+  std::size_t held = std::count_if(items.begin(), items.end(),
+                                   [](const auto& item) { return item.kind == "held"; });
+  std::size_t commands = items.size() - hosts - held;
   if (commands > 0) {
     std::cout << commands << (commands == 1 ? " command was" : " commands were")
               << " blocked while you were away";
@@ -31,6 +33,10 @@ void PrintHuman(const std::vector<policy::InboxItem>& items) {
     std::cout << (commands > 0 ? "; " : "") << hosts << (hosts == 1 ? " host was" : " hosts were")
               << " refused by the proxy";
   }
+  if (held > 0) {
+    std::cout << (commands + hosts > 0 ? "; " : "") << held
+              << (held == 1 ? " file was" : " files were") << " held for review";
+  }
   std::cout << ":\n";
   std::string session;
   for (const auto& item : items) {
@@ -38,6 +44,11 @@ void PrintHuman(const std::vector<policy::InboxItem>& items) {
       session = item.session;
       std::cout << "\nsession " << item.session << ": " << (item.agent.empty() ? "?" : item.agent)
                 << " in " << item.project << "\n";
+    }
+    if (item.kind == "held") {
+      std::cout << "  " << item.time << "  held for review: " << item.command << " ("
+                << item.entry << ")\n      to see it: corral review " << item.session << "\n";
+      continue;
     }
     if (item.kind == "host") {
       std::cout << "  " << item.time << "  refused host " << item.command << " (" << item.times

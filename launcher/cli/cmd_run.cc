@@ -59,6 +59,7 @@ int RunRun(const RunCliOptions& options, const Globals& globals) {
   if (outcome->blocked_while_away > 0) {
     std::cerr << launcher::BlockedLine(outcome->blocked_while_away) << "\n";
   }
+  for (const std::string& line : outcome->held_lines) std::cerr << "corral: " << line << "\n";
   if (!outcome->refused_hosts.empty()) {
     std::cerr << "corral: " << launcher::RefusedHostsLine(outcome->refused_hosts) << "\n";
   }

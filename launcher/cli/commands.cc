@@ -19,6 +19,8 @@ const std::vector<Command>& Commands() {
       {"inbox", "List commands refused while you were away", AddInboxCommand},
       {"report", "Sum up a session: commands run and refused, hosts, files changed",
        AddReportCommand},
+      {"review", "Review the auto-run files a boxed session changed (held at its end)",
+       AddReviewCommand},
       {"held", "List runs waiting for their folder to be allowed", AddHeldCommand},
       {"allow", "Allow a folder where runs may start while nobody watches, or a host",
        AddAllowCommand},

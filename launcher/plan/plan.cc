@@ -84,6 +84,17 @@ Result<void> AddProjectMounts(const PlanInput& input, const std::string& project
   for (const std::string& dir : scan.deny_dirs) {
     mounts.push_back(Bind(session_dir + "/emptydir", dir, true, "masked (filesystem.deny_read)"));
   }
+  // What a tool on this machine runs without asking: read-only while it
+  // exists; what the box makes there is held at the end (launcher/autorun/).
+  auto read_only = autorun::ReadOnlyAtStart(AutorunRoots(project, input.home));
+  if (!read_only) return read_only.error();
+  for (const std::string& path : *read_only) {
+    if (std::any_of(mounts.begin(), mounts.end(), [&](const Mount& m) { return m.target == path; })) {
+      continue;
+    }
+    mounts.push_back(Bind(path, path, true,
+                          "read-only: a tool on this machine runs it without asking (corral review)"));
+  }
   std::vector<std::string> deps = {project + "/node_modules", project + "/.venv"};
   for (const std::string& dir : scan.dep_dirs) {
     if (std::find(deps.begin(), deps.end(), dir) == deps.end()) deps.push_back(dir);

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/base.h"
+#include "launcher/autorun/autorun.h"
 #include "launcher/launcher.h"
 #include "policy/policy.h"
 
@@ -34,6 +35,12 @@ GitLayout FindGit(const std::string& dir);
 // runs on the host. The path to check when the session ends, or "" when the
 // project is not a main repository or already has the file.
 std::string CommondirToWatch(const std::string& project_dir);
+
+// The folders the auto-run table's rows start from for `project` (its git
+// layout read as text), with every git config text that may set
+// core.hooksPath: the repository's, a worktree's, and the user's own
+// (~/.gitconfig, ~/.config/git/config) from `home`.
+autorun::Roots AutorunRoots(const std::string& project, const std::string& home);
 
 // "host:port" for each remote URL in a .git/config text, `origin` first.
 // https → 443, http → 80, ssh:// and scp-like user@host:path → 22 (or the

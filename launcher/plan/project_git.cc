@@ -71,6 +71,26 @@ GitLayout FindGit(const std::string& dir) {
   }
 }
 
+autorun::Roots AutorunRoots(const std::string& project, const std::string& home) {
+  autorun::Roots roots;
+  roots.project = project;
+  GitLayout git = FindGit(project);
+  std::vector<std::string> configs;
+  if (!git.top.empty()) {
+    roots.worktree = !git.common_dir.empty();
+    roots.repo = roots.worktree ? git.common_dir : git.git_dir;
+    if (roots.worktree) roots.git_dir = git.git_dir;
+    configs = {roots.repo + "/config", roots.repo + "/config.worktree"};
+    if (roots.worktree) configs.push_back(git.git_dir + "/config.worktree");
+  }
+  if (!home.empty()) {
+    configs.push_back(home + "/.gitconfig");
+    configs.push_back(home + "/.config/git/config");
+  }
+  for (const std::string& path : configs) roots.git_configs.push_back(ReadText(path));
+  return roots;
+}
+
 std::string CommondirToWatch(const std::string& project_dir) {
   GitLayout git = FindGit(project_dir);
   if (git.top.empty() || !git.common_dir.empty()) return "";

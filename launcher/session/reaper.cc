@@ -30,7 +30,8 @@ bool SendUntilDone(const Endpoint& endpoint, const std::string& method, const st
 
 [[noreturn]] void ReaperMain(int pipe_read, const Endpoint& endpoint, const std::string& name,
                              const std::string& session_dir, const std::vector<ApiCall>& then,
-                             const std::vector<HostMountPoint>& made) {
+                             const std::vector<HostMountPoint>& made,
+                             const std::string& hold_session) {
   ::setsid();
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) ::signal(sig, SIG_IGN);
   int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -53,7 +54,12 @@ bool SendUntilDone(const Endpoint& endpoint, const std::string& method, const st
   };
   // The mount points corral made, only once the box is surely gone: one
   // removed under a box that still runs would be unmounted in it.
-  if (round() || round()) RemoveIfEmpty(made);
+  if (round() || round()) {
+    // The box is surely gone: what it wrote to the auto-run files is held,
+    // before the mount points go (one is never removed by the hold).
+    if (!hold_session.empty()) (void)HoldAutorunFiles(hold_session);
+    RemoveIfEmpty(made);
+  }
   std::error_code ec;
   std::filesystem::remove_all(session_dir, ec);
   ::_exit(0);
@@ -63,14 +69,15 @@ bool SendUntilDone(const Endpoint& endpoint, const std::string& method, const st
 
 Result<Reaper> Reaper::Start(const Endpoint& endpoint, const std::string& container_name,
                              const std::string& session_dir, const std::vector<ApiCall>& then,
-                             const std::vector<HostMountPoint>& made) {
+                             const std::vector<HostMountPoint>& made,
+                             const std::string& hold_session) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return Error::FromErrno("reaper pipe");
   pid_t pid = ::fork();
   if (pid < 0) return Error::FromErrno("reaper");
   if (pid == 0) {
     ::close(fds[1]);
-    ReaperMain(fds[0], endpoint, container_name, session_dir, then, made);
+    ReaperMain(fds[0], endpoint, container_name, session_dir, then, made, hold_session);
   }
   ::close(fds[0]);
   Reaper reaper;

@@ -25,14 +25,7 @@ class Cleanup {
   explicit Cleanup(const SessionPlan& plan)
       : plan_(plan), commondir_(CommondirToWatch(plan.project_dir)) {}
   ~Cleanup() {
-    bool box_gone = true;
-    if (engine_ && !container_.empty()) {
-      if (auto ok = engine_->Remove(container_); !ok) {
-        box_gone = false;
-        std::fprintf(stderr, "corral: %s (remove it with: corral stop %s)\n",
-                     ok.error().message.c_str(), plan_.session_id.c_str());
-      }
-    }
+    bool box_gone = RemoveBox();
     // Not under a box that may still run: it would lose the mounts on them.
     if (box_gone) mount_points_.RemoveMade();
     // The box is gone: nothing can write the file again before it goes.
@@ -44,6 +37,18 @@ class Cleanup {
     }
     if (reaper_) reaper_->Done();
     RemoveSessionDir(plan_);
+  }
+  // True once the box is gone (or was never made); says so when it is not.
+  bool RemoveBox() {
+    if (engine_ && !container_.empty()) {
+      if (auto ok = engine_->Remove(container_); !ok) {
+        std::fprintf(stderr, "corral: %s (remove it with: corral stop %s)\n",
+                     ok.error().message.c_str(), plan_.session_id.c_str());
+        return false;
+      }
+      container_.clear();
+    }
+    return true;
   }
   void Container(Engine* engine, std::string id) {
     engine_ = engine;
@@ -139,7 +144,7 @@ Result<RunOutcome> RunPlan(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
   auto reaper = Reaper::Start(
       engine.endpoint(), plan.container_name, plan.session_dir,
       mode.network ? NetworkSession::TearDownCalls(plan.session_id) : std::vector<ApiCall>{},
-      cleanup.mount_points().made());
+      cleanup.mount_points().made(), plan.session_id);
   if (!reaper) return reaper.error();
   cleanup.Reap(std::move(*reaper));
   if (!mode.network) return RunBox(engine, plan, cleanup, engine_lines);
@@ -215,6 +220,31 @@ Result<RunOutcome> RunBox(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
   auto code = docker_wait ? ReadWaitBody(*docker_wait) : engine.Wait(*id);
   if (!code) return code.error();
   return RunOutcome{*code};
+}
+
+// Once the box is gone (and the network mode's copy is home): what the box
+// changed among the auto-run files is held, and named in the record, the
+// inbox and the end lines. A box still there is left to corral stop.
+void HoldAtEnd(Cleanup& cleanup, const SessionPlan& plan, SessionRecord& record,
+               Result<RunOutcome>& outcome) {
+  if (!cleanup.RemoveBox() || CopyBackPending(plan.session_id)) return;
+  std::vector<std::string> lines;
+  auto report = autorun::EndSession(policy::StateDir(), plan.session_id);
+  if (!report) {
+    lines.push_back(report.error().message + " (corral stop " + plan.session_id +
+                    " compares them again)");
+  } else if (!report->held.empty() || !report->errors.empty()) {
+    record.Write(autorun::HeldEvent(*report));
+    autorun::AddToInbox(policy::StateDir(), *report,
+                        plan.labels.count("corral.agent") ? plan.labels.at("corral.agent") : "");
+    for (const std::string& error : report->errors) lines.push_back(error);
+    if (std::string line = autorun::HeldLine(*report); !line.empty()) lines.push_back(line);
+  }
+  if (outcome) {
+    outcome->held_lines = std::move(lines);
+  } else {
+    for (const std::string& line : lines) std::fprintf(stderr, "corral: %s\n", line.c_str());
+  }
 }
 
 }  // namespace
@@ -336,6 +366,13 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   if (auto ok = MakeAgentFolders(input.agent); !ok) return ok.error();
   Cleanup cleanup(*plan);
   if (auto ok = PrepareSessionDir(*plan); !ok) return ok.error();
+  // Before the box: the auto-run files as the host has them (fails closed).
+  if (auto ok = autorun::TakeSnapshot(policy::StateDir(), plan->session_id,
+                                      AutorunRoots(plan->project_dir, input.home),
+                                      MountPointPaths(*plan));
+      !ok) {
+    return ok.error();
+  }
   auto recorder = Recorder::Start(*plan, options, StartedEvent(*plan, box, input.agent_command,
                                                                engine->name(),
                                                                engine->endpoint().url),
@@ -352,6 +389,7 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
     outcome = services.error();
   }
   if (outcome) outcome->blocked_while_away = blocked;
+  HoldAtEnd(cleanup, *plan, recorder->record(), outcome);
   // Data only (conversation history), by the recipe's list.
   if (auto given = GiveBackAgentData(seed); !given) {
     std::cerr << "corral: " << given.error().Context("give back " + seed.agent + "'s history").message

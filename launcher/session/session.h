@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "base/base.h"
+#include "launcher/autorun/autorun.h"
 #include "launcher/engine/engine.h"
 #include "launcher/launcher.h"
 #include "launcher/network_mode/network_mode.h"
@@ -275,10 +276,14 @@ Result<void> MakeMountPoints(const SessionPlan& plan, MountPoints& points);
 // it is gone, `made` goes too when empty (RemoveIfEmpty).
 class Reaper {
  public:
+  // `hold_session`, when set: once the box is gone, the session's auto-run
+  // files are compared and held (HoldAutorunFiles), unless its copy-back is
+  // pending (corral stop does it when the copy lands).
   static Result<Reaper> Start(const Endpoint& endpoint, const std::string& container_name,
                               const std::string& session_dir,
                               const std::vector<ApiCall>& then = {},
-                              const std::vector<HostMountPoint>& made = {});
+                              const std::vector<HostMountPoint>& made = {},
+                              const std::string& hold_session = "");
   void Done();  // the session cleaned up itself
   ~Reaper();
   Reaper(Reaper&&) = default;
@@ -287,6 +292,17 @@ class Reaper {
   Reaper() = default;
   UniqueFd pipe_;
 };
+
+// The end step for the project's auto-run files (launcher/autorun/) of a
+// session whose box is gone, with its event in the record and the inbox;
+// nothing while the network mode's copy-back is pending (the copy holds the
+// box's versions; corral stop holds them when it lands). An empty report
+// when there is nothing to compare.
+Result<autorun::Report> HoldAutorunFiles(const std::string& session_id);
+bool CopyBackPending(const std::string& session_id);
+// The paths to keep in autorun::TakeSnapshot: the mount points corral makes
+// (and removes itself).
+std::vector<std::string> MountPointPaths(const SessionPlan& plan);
 
 // Copies stdin to the box and the box's output to stdout/stderr until the
 // stream ends. Returns the signal that interrupted it (0 when it ended).

@@ -4,9 +4,11 @@
 #include <sstream>
 #include <thread>
 
+#include "launcher/autorun/autorun.h"
 #include "launcher/engine/engine.h"
 #include "launcher/launcher.h"
 #include "launcher/network_mode/network_mode.h"
+#include "launcher/session/session.h"
 
 namespace corral::launcher {
 namespace {
@@ -131,6 +133,23 @@ Result<std::string> ListSessions(const policy::Policy& policy, const std::string
     for (const auto& c : *list) running = running || Label(c, kLabelSession) == SessionOfVolume(volume);
     if (!running) out << KeptLine(volume);
   }
+  // A session that ended (or was killed) with auto-run files held, or with
+  // its files not compared yet (a box or a copy-back still there).
+  auto running = [&](const std::string& id) {
+    for (const auto& c : *list) {
+      if (Label(c, kLabelSession) == id) return true;
+    }
+    return false;
+  };
+  for (const auto& report : autorun::HeldSessions(policy::StateDir())) {
+    out << report.session << ": " << autorun::HeldLine(report) << "\n";
+  }
+  for (const auto& id : autorun::PendingSessions(policy::StateDir())) {
+    if (!running(id)) {
+      out << id << ": its auto-run files are not compared yet: `corral stop " << id
+          << "` holds what the box changed\n";
+    }
+  }
   return out.str();
 }
 
@@ -163,6 +182,20 @@ Result<std::string> StopSession(const policy::Policy& policy, const std::string&
   auto copied = CopyBackLeftover(*engine, session);
   if (!copied) return copied.error();
   auto torn_down = TearDownLeftovers(*engine, session);
+  // The box is gone and its copy home: what it changed among the auto-run
+  // files is held (or was, by the reaper).
+  if (torn_down) {
+    auto held = HoldAutorunFiles(session);
+    if (!held) {
+      *copied += "corral: " + held.error().message + "\n";
+    } else {
+      auto report = autorun::ReadReport(policy::StateDir(), session);
+      if (report && *report) {
+        for (const auto& error : (*report)->errors) *copied += "corral: " + error + "\n";
+        if (auto line = autorun::HeldLine(**report); !line.empty()) *copied += "corral: " + line + "\n";
+      }
+    }
+  }
   if (copied->empty() && !found) {
     if (!torn_down) return torn_down.error();
     return Error("no corral session " + id + " on " + engine->name() +
