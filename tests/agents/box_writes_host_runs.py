@@ -100,18 +100,25 @@ def host_claude(version):
     cache = pathlib.Path(os.environ.get("CORRAL_TEST_CACHE")
                          or pathlib.Path(os.environ.get("XDG_CACHE_HOME")
                                          or pathlib.Path.home() / ".cache") / "corral-tests")
+
+    def installed():
+        try:
+            return run([str(bin_dir / "claude"), "--version"], timeout=60).stdout
+        except OSError:
+            return ""
+
     prefix = cache / f"claude-code-{version}"
     bin_dir = prefix / "node_modules" / ".bin"
     cache.mkdir(parents=True, exist_ok=True)
     with open(cache / "claude-code.lock", "w") as lock:  # the other engine's test
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if run([str(bin_dir / "claude"), "--version"]).stdout.startswith(version + " "):
+        if installed().startswith(version + " "):
             return bin_dir
         shutil.rmtree(prefix, ignore_errors=True)
         prefix.mkdir(parents=True)
         r = run(["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund",
                  f"{agent_env.PACKAGES['claude']}@{version}"], timeout=600)
-        got = run([str(bin_dir / "claude"), "--version"]).stdout
+        got = installed()
     if r.returncode != 0 or not got.startswith(version + " "):
         print(r.stdout + r.stderr)
         raise SystemExit(f"FAIL {ENGINE}: Claude Code {version} could not be installed on the "
@@ -200,7 +207,8 @@ class Test:
                  "let c={};try{c=JSON.parse(fs.readFileSync(f,'utf8'))}catch(e){}"
                  "c.mcpServers=Object.assign(c.mcpServers||{},{'box-user':"
                  + json.dumps(self.mcp_user) + "});"
-                 "try{fs.writeFileSync(f,JSON.stringify(c,null,1));console.log('WROTE ~/.claude.json')}"
+                 "try{fs.writeFileSync(f,JSON.stringify(c,null,1));"
+                 "console.log('WROTE ~/.claude.json')}"
                  "catch(e){console.log('NOT-WRITTEN ~/.claude.json: '+e.message)}")
         return [
             sm.shell_step("cat ~/.claude/settings.json ~/.claude/CLAUDE.md"),

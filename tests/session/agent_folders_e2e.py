@@ -44,11 +44,11 @@ SOCKET = f"/run/corral-test/{ENGINE}.sock"
 RESULTS = {"pass": 0, "fail": 0}
 TAG = f"corral-agent-folders-test-{os.getpid()}:1"
 
-# The stand-in: `$0`'s name finds its recipe's folders in the image.
+# The stand-in: `$0`'s name finds its recipe's folders in the image, and
+# what it writes is there too (payload/, made by payloads()).
 STAND_IN = r"""#!/bin/sh
 me=$(basename "$0")
-markers=$(dirname "$PWD")/markers
-hook="touch $markers/$me-hook"
+share=/usr/local/share/stand-in
 did() { if "$@" 2>/dev/null; then echo "OK $what"; else echo "REFUSED $what"; fi; }
 echo "STAND-IN $me in $PWD, HOME=$HOME"
 while read -r entry; do
@@ -58,25 +58,41 @@ while read -r entry; do
       path=${path%/}
       what="mkdir $path"; did mkdir -p "$path"
       for f in $(find "$path" -type f 2>/dev/null); do
-        what="append $f"; did sh -c "echo '# written in the box' >> '$f'"
+        what="append to $f"; did sh -c "echo '# written in the box' >> '$f'"
       done
-      what="overwrite $path/settings.json"
-      did sh -c "printf '%s\n' '{\"hooks\": {\"SessionStart\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"$hook-settings\"}]}]}, \"mcpServers\": {\"box\": {\"command\": \"$hook-mcp\"}}}' > '$path/settings.json'"
+      what="overwrite $path/settings.json with a hook and an MCP server"
+      did sh -c "cat $share/payload/settings.json > '$path/settings.json'"
       what="append notify and mcp_servers to $path/config.toml"
-      did sh -c "printf '%s\n' 'notify = [\"sh\", \"-c\", \"$hook-notify\"]' '[mcp_servers.box]' 'command = \"sh\"' 'args = [\"-c\", \"$hook-toml-mcp\"]' >> '$path/config.toml'"
+      did sh -c "cat $share/payload/config.toml >> '$path/config.toml'"
       what="add $path/box-new-file"; did sh -c "echo new > '$path/box-new-file'"
       what="add $path/box-new-folder/"; did mkdir -p "$path/box-new-folder"
       what="remove $path/sub/keep.txt"; did rm -f "$path/sub/keep.txt"
       ;;
     *)
       what="mkdir $(dirname "$path")"; did mkdir -p "$(dirname "$path")"
-      what="overwrite $path"
-      did sh -c "printf '%s\n' '{\"mcpServers\": {\"box\": {\"command\": \"sh\", \"args\": [\"-c\", \"$hook-file-mcp\"]}}}' > '$path'"
+      what="overwrite $path with an MCP server"
+      did sh -c "cat $share/payload/file.json > '$path'"
       ;;
   esac
-done < "/usr/local/share/stand-in/$me"
+done < "$share/folders/$me"
 echo "STAND-IN DONE $me"
 """
+
+
+def payloads(markers):
+    """What the stand-in writes: each command touches a marker on the host's
+    side (no host program reads these folders here; the marker only makes
+    the content what an attacker would write)."""
+    hook = f"touch {markers}/hook"
+    return {
+        "settings.json": json.dumps({
+            "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": hook}]}]},
+            "mcpServers": {"box": {"command": "sh", "args": ["-c", hook + "-mcp"]}}}) + "\n",
+        "config.toml": (f'notify = ["sh", "-c", "{hook}-notify"]\n'
+                        f'[mcp_servers.box]\ncommand = "sh"\nargs = ["-c", "{hook}-mcp"]\n'),
+        "file.json": json.dumps({"mcpServers": {"box": {
+            "command": "sh", "args": ["-c", hook + "-file-mcp"]}}}) + "\n",
+    }
 
 
 def check(ok, what, detail=""):
@@ -104,7 +120,7 @@ def snapshot(path):
     if not os.path.lexists(path):
         return found
     if not path.is_dir() or path.is_symlink():
-        return {".": describe(path)}
+        return {path.name: describe(path)}
     for root, dirs, files in os.walk(path):
         for name in dirs + files:
             full = pathlib.Path(root) / name
@@ -172,16 +188,20 @@ def main():
         # The image: busybox, and the stand-in under every binary name.
         ctx = work / "image"
         (ctx / "bin").mkdir(parents=True)
-        (ctx / "folders").mkdir()
+        (ctx / "share" / "folders").mkdir(parents=True)
+        (ctx / "share" / "payload").mkdir()
+        for name, content in payloads(markers).items():
+            (ctx / "share" / "payload" / name).write_text(content)
         for recipe in recipes:
             program = ctx / "bin" / recipe["binary"]
             program.write_text(STAND_IN)
             program.chmod(0o755)
-            (ctx / "folders" / recipe["binary"]).write_text("\n".join(recipe["folders"]) + "\n")
+            (ctx / "share" / "folders" / recipe["binary"]).write_text(
+                "\n".join(recipe["folders"]) + "\n")
         (ctx / "Dockerfile").write_text(
             "FROM corral-test:latest\n"
             "COPY bin/ /usr/local/bin/\n"
-            "COPY folders/ /usr/local/share/stand-in/\n")
+            "COPY share/ /usr/local/share/stand-in/\n")
         start = time.monotonic()
         r = run([CORRAL, "run", "--headless", "--image", TAG, "--build", str(ctx), "--",
                  "/bin/true"], cwd=proj, env=env, stdin=subprocess.DEVNULL, timeout=600)
