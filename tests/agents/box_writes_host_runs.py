@@ -38,8 +38,8 @@ TIME lines give each part's seconds: about 15 s in all on each engine once
 the claude image is built (its build, on first use, takes minutes) and
 Claude Code is in the cache (an npm install: about 10 s).
 
-On today's build (settings shared read-write with the host, the project's
-files not held) the checks of steps 1 and 2 fail: that is issue 28.
+On the build of 2b121d4 (settings shared read-write with the host, the
+project's files not held) the checks of steps 1 and 2 fail: that is issue 28.
 """
 import fcntl
 import json
