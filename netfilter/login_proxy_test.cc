@@ -140,6 +140,74 @@ void EchoLength(SSL* ssl, const std::string& request) {
                  "\r\nConnection: close\r\n\r\n" + request);
 }
 
+// A TLS client through the proxy: CONNECT, then TLS trusting only `ca_pem`,
+// with the server name checked.
+class TlsClient {
+ public:
+  TlsClient(uint16_t proxy_port, const std::string& target, const std::string& ca_pem, const std::string& name) {
+    fd_ = UniqueFd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_in sin{};
+    sin.sin_family = AF_INET;
+    sin.sin_port = htons(proxy_port);
+    inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr);
+    timeval tv{5, 0};
+    setsockopt(fd_.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    if (::connect(fd_.get(), reinterpret_cast<sockaddr*>(&sin), sizeof sin) != 0) return;
+    std::string connect = "CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n\r\n";
+    ::send(fd_.get(), connect.data(), connect.size(), MSG_NOSIGNAL);
+    std::string reply;
+    char c;
+    while (reply.find("\r\n\r\n") == std::string::npos && ::read(fd_.get(), &c, 1) == 1) reply += c;
+    if (reply.rfind("HTTP/1.1 200", 0) != 0) return;
+    ctx_.reset(SSL_CTX_new(TLS_client_method()));
+    BioPtr bio(BIO_new_mem_buf(ca_pem.data(), static_cast<int>(ca_pem.size())));
+    X509Ptr ca(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
+    X509_STORE_add_cert(SSL_CTX_get_cert_store(ctx_.get()), ca.get());
+    SSL_CTX_set_verify(ctx_.get(), SSL_VERIFY_PEER, nullptr);
+    ssl_.reset(SSL_new(ctx_.get()));
+    SSL_set_fd(ssl_.get(), fd_.get());
+    SSL_set_tlsext_host_name(ssl_.get(), name.c_str());
+    SSL_set1_host(ssl_.get(), name.c_str());
+    connected_ = SSL_connect(ssl_.get()) == 1;
+  }
+  bool connected() const { return connected_; }
+  void Send(std::string_view data) { Write(ssl_.get(), data); }
+  // Reads until `until` is in what was read so far (or the end, or 5 s).
+  std::string& ReadUntil(std::string_view until) {
+    char buf[4096];
+    while (in_.find(until) == std::string::npos) {
+      int n = SSL_read(ssl_.get(), buf, sizeof buf);
+      if (n <= 0) break;
+      in_.append(buf, static_cast<std::size_t>(n));
+    }
+    return in_;
+  }
+  // One Content-Length-framed response, taken from what was read.
+  std::string ReadResponse() {
+    ReadUntil("\r\n\r\n");
+    std::size_t end = in_.find("\r\n\r\n");
+    std::size_t cl = in_.find("Content-Length: ");
+    if (end == std::string::npos || cl > end) return "";
+    std::size_t size = end + 4 + std::stoul(in_.substr(cl + 16));
+    char buf[4096];
+    while (in_.size() < size) {
+      int n = SSL_read(ssl_.get(), buf, sizeof buf);
+      if (n <= 0) break;
+      in_.append(buf, static_cast<std::size_t>(n));
+    }
+    std::string out = in_.substr(0, size);
+    in_.erase(0, size);
+    return out;
+  }
+
+ private:
+  UniqueFd fd_;
+  SslCtxPtr ctx_;
+  SslPtr ssl_;
+  bool connected_ = false;
+  std::string in_;
+};
+
 class LoginProxyTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -206,6 +274,64 @@ TEST_F(LoginProxyTest, OriginSeesTheRealValueAndTheBoxNeverDoes) {
   EXPECT_NE(log.find("\"login\":\"test-key\""), std::string::npos) << log;
   EXPECT_EQ(log.find(kReal), std::string::npos);
   EXPECT_EQ(log.find(kStandIn), std::string::npos);
+}
+
+TEST_F(LoginProxyTest, ServerSentEventsArriveAsTheyAreSent) {
+  std::atomic<bool> first_arrived{false}, second_sent_after_first{false};
+  TlsOrigin origin(test_ca_->Leaf("api.test"), [&](SSL* ssl, const std::string&) {
+    Write(ssl, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+               "b\r\ndata: one\n\n\r\n");
+    for (int i = 0; i < 200 && !first_arrived; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    second_sent_after_first = first_arrived.load();
+    Write(ssl, "b\r\ndata: two\n\n\r\n0\r\n\r\n");
+  });
+  Start({Host(origin, "api.test")}, {Host(origin, "api.test")});
+  TlsClient client(proxy_->port(), Host(origin, "api.test"), proxy_->ca_pem(), "api.test");
+  ASSERT_TRUE(client.connected());
+  client.Send("GET /events HTTP/1.1\r\nHost: " + Host(origin, "api.test") + "\r\nx-api-key: " + kStandIn +
+              "\r\n\r\n");
+  std::string& got = client.ReadUntil("data: one");
+  EXPECT_NE(got.find("data: one"), std::string::npos) << got;
+  EXPECT_EQ(got.find("data: two"), std::string::npos) << got;
+  first_arrived = true;
+  EXPECT_NE(client.ReadUntil("data: two").find("data: two"), std::string::npos);
+  EXPECT_TRUE(second_sent_after_first);
+}
+
+TEST_F(LoginProxyTest, KeepAliveRequestsOnOneConnectionEachGetTheLogin) {
+  std::string second_seen;
+  TlsOrigin origin(test_ca_->Leaf("api.test"), [&second_seen](SSL* ssl, const std::string& first) {
+    // Two requests on this connection, each echoed with Content-Length.
+    std::string request = first;
+    for (int i = 0; i < 2; ++i) {
+      Write(ssl, "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(request.size()) + "\r\n\r\n" + request);
+      if (i == 1) break;
+      request.clear();
+      char buf[4096];
+      while (request.find("\r\n\r\n") == std::string::npos) {
+        int n = SSL_read(ssl, buf, sizeof buf);
+        if (n <= 0) return;
+        request.append(buf, static_cast<std::size_t>(n));
+      }
+      second_seen = request;
+    }
+  });
+  Start({Host(origin, "api.test")}, {Host(origin, "api.test")});
+  TlsClient client(proxy_->port(), Host(origin, "api.test"), proxy_->ca_pem(), "api.test");
+  ASSERT_TRUE(client.connected());
+  std::string request = "GET / HTTP/1.1\r\nHost: api.test:" + std::to_string(origin.port()) +
+                        "\r\nx-api-key: " + kStandIn + "\r\n\r\n";
+  client.Send(request);
+  std::string first = client.ReadResponse();
+  client.Send(request);
+  std::string second = client.ReadResponse();
+  for (const std::string& got : {first, second}) {
+    EXPECT_NE(got.find("x-api-key: " + kStandIn), std::string::npos) << got;
+    EXPECT_EQ(got.find(kReal), std::string::npos) << got;
+  }
+  EXPECT_NE(origin.received().find("x-api-key: " + kReal), std::string::npos);
+  EXPECT_NE(second_seen.find("x-api-key: " + kReal), std::string::npos) << second_seen;
+  EXPECT_EQ(origin.accepted(), 1);
 }
 
 TEST_F(LoginProxyTest, RealValueSplitAcrossChunksIsHidden) {
