@@ -35,6 +35,66 @@ class FakeResolver : public Resolver {
   }
 };
 
+// A listening socket on 127.0.0.2, any free port.
+UniqueFd ListenLoopback(uint16_t& port) {
+  UniqueFd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in sin{};
+  sin.sin_family = AF_INET;
+  inet_pton(AF_INET, "127.0.0.2", &sin.sin_addr);
+  ::bind(listener.get(), reinterpret_cast<sockaddr*>(&sin), sizeof sin);
+  ::listen(listener.get(), 16);
+  socklen_t len = sizeof sin;
+  getsockname(listener.get(), reinterpret_cast<sockaddr*>(&sin), &len);
+  port = ntohs(sin.sin_port);
+  return listener;
+}
+
+// A plain HTTP origin on 127.0.0.2: one request per connection (head and
+// Content-Length body), echoed back with Content-Length.
+class PlainOrigin {
+ public:
+  PlainOrigin() {
+    listener_ = ListenLoopback(port_);
+    thread_ = std::thread([this] {
+      int fd;
+      while ((fd = ::accept(listener_.get(), nullptr, nullptr)) >= 0) {
+        ++accepted_;
+        std::string in;
+        char buf[4096];
+        ssize_t n;
+        while (in.find("\r\n\r\n") == std::string::npos && (n = ::read(fd, buf, sizeof buf)) > 0) {
+          in.append(buf, static_cast<std::size_t>(n));
+        }
+        {
+          std::lock_guard lock(mutex_);
+          received_ += in;
+        }
+        std::string reply = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(in.size()) + "\r\n\r\n" + in;
+        ::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL);
+        ::close(fd);
+      }
+    });
+  }
+  ~PlainOrigin() {
+    ::shutdown(listener_.get(), SHUT_RDWR);
+    thread_.join();
+  }
+  uint16_t port() const { return port_; }
+  int accepted() const { return accepted_.load(); }
+  std::string received() {
+    std::lock_guard lock(mutex_);
+    return received_;
+  }
+
+ private:
+  UniqueFd listener_;
+  uint16_t port_ = 0;
+  std::thread thread_;
+  std::atomic<int> accepted_{0};
+  std::mutex mutex_;
+  std::string received_;
+};
+
 // A TLS origin on 127.0.0.2 with `leaf`: one thread per connection, one
 // request per connection, answered by `handler` (SSL, the request's bytes).
 class TlsOrigin {
@@ -44,15 +104,7 @@ class TlsOrigin {
     ctx_.reset(SSL_CTX_new(TLS_server_method()));
     SSL_CTX_use_certificate(ctx_.get(), (*leaf)->cert.get());
     SSL_CTX_use_PrivateKey(ctx_.get(), (*leaf)->key.get());
-    listener_ = UniqueFd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    sockaddr_in sin{};
-    sin.sin_family = AF_INET;
-    inet_pton(AF_INET, "127.0.0.2", &sin.sin_addr);
-    ::bind(listener_.get(), reinterpret_cast<sockaddr*>(&sin), sizeof sin);
-    ::listen(listener_.get(), 16);
-    socklen_t len = sizeof sin;
-    getsockname(listener_.get(), reinterpret_cast<sockaddr*>(&sin), &len);
-    port_ = ntohs(sin.sin_port);
+    listener_ = ListenLoopback(port_);
     thread_ = std::thread([this] {
       while (true) {
         int fd = ::accept(listener_.get(), nullptr, nullptr);
@@ -366,31 +418,29 @@ TEST_F(LoginProxyTest, OtherHostsStayTunnelsWithTheOriginsOwnCertificate) {
 
 TEST_F(LoginProxyTest, StandInToAnotherHostOverPlainHttpNeverArrives) {
   TlsOrigin login(test_ca_->Leaf("api.test"), EchoLength);
-  std::atomic<int> plain_accepted{0};
-  // A plain origin: any connection at all is counted.
-  UniqueFd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_in sin{};
-  sin.sin_family = AF_INET;
-  inet_pton(AF_INET, "127.0.0.2", &sin.sin_addr);
-  ::bind(listener.get(), reinterpret_cast<sockaddr*>(&sin), sizeof sin);
-  ::listen(listener.get(), 16);
-  socklen_t len = sizeof sin;
-  getsockname(listener.get(), reinterpret_cast<sockaddr*>(&sin), &len);
-  std::string other = "other.test:" + std::to_string(ntohs(sin.sin_port));
-  std::thread accepter([&] {
-    while (::accept(listener.get(), nullptr, nullptr) >= 0) ++plain_accepted;
-  });
+  PlainOrigin plain;
+  std::string other = "other.test:" + std::to_string(plain.port());
   Start({Host(login, "api.test"), other}, {Host(login, "api.test")});
   std::string header = Curl({"-H", "x-api-key: " + kStandIn, "http://" + other + "/"});
   std::string url = Curl({"http://" + other + "/?key=" + kStandIn});
   std::string body = Curl({"--data", "{\"key\":\"" + kStandIn + "\"}", "http://" + other + "/"});
-  ::shutdown(listener.get(), SHUT_RDWR);
-  accepter.join();
   for (const std::string& out : {header, url, body}) EXPECT_NE(out.find("\n403"), std::string::npos) << out;
-  EXPECT_EQ(plain_accepted.load(), 0);
+  EXPECT_EQ(plain.accepted(), 0);
   std::string log = Log();
   EXPECT_NE(log.find("\"credential\":\"credential-to-wrong-host\""), std::string::npos) << log;
   EXPECT_EQ(log.find(kStandIn), std::string::npos) << log;
+}
+
+TEST_F(LoginProxyTest, PlainHttpToALoginHostGetsTheLoginToo) {
+  PlainOrigin plain;
+  std::string local = "local.test:" + std::to_string(plain.port());
+  Start({local}, {local});
+  std::string out = Curl({"-H", "x-api-key: " + kStandIn, "http://" + local + "/v1/models"});
+  EXPECT_NE(out.find("\n200 1.1"), std::string::npos) << out;
+  EXPECT_NE(out.find("x-api-key: " + kStandIn), std::string::npos) << out;  // the echo, hidden again
+  EXPECT_EQ(out.find(kReal), std::string::npos) << out;
+  EXPECT_NE(plain.received().find("x-api-key: " + kReal), std::string::npos) << plain.received();
+  EXPECT_NE(Log().find("\"login\":\"test-key\""), std::string::npos) << Log();
 }
 
 TEST_F(LoginProxyTest, TraceIsRefusedOnEveryPath) {
