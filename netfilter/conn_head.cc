@@ -47,6 +47,7 @@ void Loop::EnterHead(Conn& conn) {
   conn.request = RequestHead{};
   conn.logged = false;
   conn.credential.reset();
+  conn.sent_continue = false;
   conn.status = 0;
   conn.bytes_up = conn.bytes_down = 0;
   conn.response.reset();

@@ -2,6 +2,9 @@
 // belong to is refused before anything is dialed; a connection to a login's
 // host, once dialed like any other, goes to the terminator (terminator.h).
 #include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include <algorithm>
 
 #include "netfilter/server.h"
 #include "netfilter/terminator.h"
@@ -19,11 +22,22 @@ std::size_t Loop::HeadReadLimit() const {
   return shared_->limits.max_head_bytes + (shared_->logins ? kSmallBody : 0);
 }
 
-bool Loop::WaitForSmallBody(const Conn& conn, const RequestHead& head) const {
+bool Loop::WaitForSmallBody(Conn& conn, const RequestHead& head) {
   if (!shared_->logins || head.connect || head.body != BodyKind::kLength || head.content_length > kSmallBody) {
     return false;
   }
-  return !conn.client_eof && conn.client_in.size() - head.size < head.content_length;
+  if (conn.client_eof || conn.client_in.size() - head.size >= head.content_length) return false;
+  // A client that waits for 100 Continue before its body would otherwise
+  // wait here until it gives up; a second 100 from the origin is allowed.
+  bool expects = std::any_of(head.headers.begin(), head.headers.end(), [](const Header& h) {
+    return EqualsIgnoreCase(h.name, "expect") && EqualsIgnoreCase(h.value, "100-continue");
+  });
+  if (expects && head.minor == 1 && !conn.sent_continue) {
+    conn.sent_continue = true;
+    static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+    [[maybe_unused]] ssize_t n = ::send(conn.client.get(), kContinue.data(), kContinue.size(), MSG_NOSIGNAL);
+  }
+  return true;
 }
 
 bool Loop::IsLoginHost(const Conn& conn) const {

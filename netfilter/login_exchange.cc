@@ -143,7 +143,7 @@ class Exchanges {
     if (req.body == BodyKind::kLength) {
       uint64_t left = req.content_length;
       while (left > 0) {
-        if (box_in_.empty() && !ReadMore(box_, box_in_)) return false;
+        if (box_in_.empty() && !ReadMore(box_, box_in_)) return BoxLeft();
         std::size_t take = static_cast<std::size_t>(std::min<uint64_t>(left, box_in_.size()));
         left -= take;
         bool ok = pass(std::string_view(box_in_).substr(0, take), left == 0);
@@ -153,7 +153,7 @@ class Exchanges {
     } else if (req.body == BodyKind::kChunked) {
       ChunkedDecoder chunks;
       while (!chunks.done()) {
-        if (box_in_.empty() && !ReadMore(box_, box_in_)) return false;
+        if (box_in_.empty() && !ReadMore(box_, box_in_)) return BoxLeft();
         std::string payload;
         box_in_.erase(0, chunks.Consume(box_in_, &payload));
         if (chunks.failed()) return Refuse(400, "bad-request", "malformed chunked request body");
@@ -161,6 +161,11 @@ class Exchanges {
       }
     }
     return true;
+  }
+
+  bool BoxLeft() {
+    Log("error", "the box closed before its request body ended");
+    return false;
   }
 
   bool RefuseBody() {

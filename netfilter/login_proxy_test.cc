@@ -431,6 +431,18 @@ TEST_F(LoginProxyTest, StandInToAnotherHostOverPlainHttpNeverArrives) {
   EXPECT_EQ(log.find(kStandIn), std::string::npos) << log;
 }
 
+TEST_F(LoginProxyTest, SmallBodyAfterExpectContinueIsNotDelayed) {
+  PlainOrigin plain;
+  std::string other = "other.test:" + std::to_string(plain.port());
+  Start({other}, {"api.test:443"});
+  auto start = std::chrono::steady_clock::now();
+  std::string out = Curl({"-H", "Expect: 100-continue", "--expect100-timeout", "3", "--data",
+                          std::string(2000, 'a'), "http://" + other + "/"});
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_NE(out.find("\n200"), std::string::npos) << out;
+  EXPECT_LT(took, std::chrono::milliseconds(1500));  // not curl's 3 s wait for a 100
+}
+
 TEST_F(LoginProxyTest, PlainHttpToALoginHostGetsTheLoginToo) {
   PlainOrigin plain;
   std::string local = "local.test:" + std::to_string(plain.port());

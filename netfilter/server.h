@@ -139,6 +139,7 @@ struct Conn {
 
   // This exchange's stand-in refusal, for the log: "credential-to-wrong-host".
   std::optional<std::string> credential;
+  bool sent_continue = false;  // this request got the proxy's own 100 Continue
 
   bool dead = false;
   bool logged = false;       // this exchange's decision line is written
@@ -196,7 +197,7 @@ class Loop {
   // conn_login.cc: stand-ins on their way to other hosts; handing login
   // hosts' connections to the terminator.
   bool RefuseStrayStandIn(Conn& conn);
-  bool WaitForSmallBody(const Conn& conn, const RequestHead& head) const;
+  bool WaitForSmallBody(Conn& conn, const RequestHead& head);
   std::size_t HeadReadLimit() const;
   bool IsLoginHost(const Conn& conn) const;
   void HandOff(Conn& conn);
