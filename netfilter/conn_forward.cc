@@ -24,38 +24,7 @@ bool Idempotent(std::string_view method) {
 // The proxy speaks HTTP/1.1 to origins whatever the client speaks (RFC 9110
 // 2.5); what the client can read is handled on the way back.
 std::string UpstreamHead(const Conn& conn) {
-  const RequestHead& req = conn.request;
-  std::string head = req.method + " " + req.path + " HTTP/1.1\r\n";
-  head += "Host: " + conn.upstream_key + "\r\n";
-  for (const Header& h : req.headers) {
-    if (IsHopByHop(h.name, req.connection_tokens) || EqualsIgnoreCase(h.name, "host")) continue;
-    head += h.name + ": " + h.value + "\r\n";
-  }
-  if (req.body == BodyKind::kChunked) head += "Transfer-Encoding: chunked\r\n";
-  head += "\r\n";
-  return head;
-}
-
-// `dechunk`: the body goes out without chunked framing, delimited by the close.
-std::string ClientHead(const ResponseHead& res, bool close, int client_minor, bool interim, bool dechunk) {
-  std::string head = "HTTP/1.1 " + std::to_string(res.status) + " " + res.reason + "\r\n";
-  for (const Header& h : res.headers) {
-    if (IsHopByHop(h.name, res.connection_tokens)) continue;
-    head += h.name + ": " + h.value + "\r\n";
-  }
-  if (!interim) {
-    // The origin's other codings (gzip, ...) stay on the body: name them.
-    std::vector<std::string> codings = res.transfer_codings;
-    if (res.body == BodyKind::kChunked && !dechunk) codings.push_back("chunked");
-    for (std::size_t i = 0; i < codings.size(); ++i) {
-      head += (i == 0 ? "Transfer-Encoding: " : ", ") + codings[i];
-      if (i + 1 == codings.size()) head += "\r\n";
-    }
-    if (close) head += "Connection: close\r\n";
-    else if (client_minor == 0) head += "Connection: keep-alive\r\n";
-  }
-  head += "\r\n";
-  return head;
+  return OriginRequestHead(conn.request, conn.request.path, conn.upstream_key);
 }
 
 enum class Io { kOk, kEof, kError };
@@ -193,7 +162,7 @@ void Loop::PumpForward(Conn& conn) {
       if (res.status == 101) return Refuse(conn, 502, "bad-gateway", "the origin switched protocols unasked");
       if (res.status < 200) {
         // RFC 9110 15.2: no 1xx to an HTTP/1.0 client.
-        if (conn.request.minor == 1) conn.client_out += ClientHead(res, false, 1, true, false);
+        if (conn.request.minor == 1) conn.client_out += ClientResponseHead(res, false, 1, true, false);
         continue;
       }
       conn.status = res.status;
@@ -202,7 +171,7 @@ void Loop::PumpForward(Conn& conn) {
       // close marks the end.
       conn.dechunk = res.body == BodyKind::kChunked && conn.request.minor == 0;
       if (conn.dechunk) conn.close_after = true;
-      conn.client_out += ClientHead(res, conn.close_after, conn.request.minor, false, conn.dechunk);
+      conn.client_out += ClientResponseHead(res, conn.close_after, conn.request.minor, false, conn.dechunk);
       conn.response_left = res.content_length;
       conn.response_chunks = ChunkedDecoder{};
       conn.response_done = res.body == BodyKind::kNone;

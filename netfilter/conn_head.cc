@@ -3,9 +3,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <nlohmann/json.hpp>
-
 #include "netfilter/auth.h"
+#include "netfilter/decision_log.h"
 #include "netfilter/server.h"
 #include "netfilter/tls_peek.h"
 
@@ -16,6 +15,7 @@ std::string_view StatusText(int status) {
   switch (status) {
     case 400: return "Bad Request";
     case 403: return "Forbidden";
+    case 405: return "Method Not Allowed";
     case 407: return "Proxy Authentication Required";
     case 408: return "Request Timeout";
     case 429: return "Too Many Requests";
@@ -46,6 +46,8 @@ void Loop::EnterHead(Conn& conn) {
   conn.deadline = shared_->clock->Now() + shared_->limits.head_timeout;
   conn.request = RequestHead{};
   conn.logged = false;
+  conn.credential.reset();
+  conn.sent_continue = false;
   conn.status = 0;
   conn.bytes_up = conn.bytes_down = 0;
   conn.response.reset();
@@ -61,7 +63,7 @@ void Loop::ReadHead(Conn& conn) {
   const std::size_t max_head = shared_->limits.max_head_bytes;
   char buf[16 * 1024];
   const std::size_t before = conn.client_in.size();
-  while (conn.client_in.size() <= max_head && !conn.client_eof) {
+  while (conn.client_in.size() <= HeadReadLimit() && !conn.client_eof) {
     ssize_t n = ::read(conn.client.get(), buf, sizeof buf);
     if (n > 0) {
       conn.client_in.append(buf, static_cast<std::size_t>(n));
@@ -91,6 +93,7 @@ void Loop::ReadHead(Conn& conn) {
     if (conn.client_eof) Teardown(conn);  // the client left mid-head: nobody to answer
     return;
   }
+  if (WaitForSmallBody(conn, parsed.head)) return;
   conn.request = std::move(parsed.head);
   conn.client_in.erase(0, conn.request.size);
   // The origin must never see a request the proxy then refuses: what of the
@@ -120,6 +123,11 @@ void Loop::Dispatch(Conn& conn) {
                                                     conn.host.name + ":" + std::to_string(conn.port));
     }
   }
+  if (!req.connect && req.method == "TRACE") {
+    // TRACE echoes the request back, a login the proxy added included.
+    return Refuse(conn, 405, "trace-refused", "TRACE is not forwarded (it would echo the request back)");
+  }
+  if (RefuseStrayStandIn(conn)) return;
   auto rules = shared_->CurrentRules();
   Verdict verdict = DecideHost(*rules, conn.host, conn.port, req.connect ? Method::kConnect : Method::kHttp);
   if (!verdict.allowed) return Refuse(conn, 403, verdict.error, verdict.reason, verdict.hint);
@@ -215,23 +223,20 @@ void Loop::LogDecision(const Conn& conn, std::string_view decision, std::string_
   const_cast<Conn&>(conn).logged = true;
   if (!shared_->log) return;
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(shared_->clock->Now() - conn.started);
-  nlohmann::json line = {
-      {"v", 1},
-      {"event", "network"},
-      {"time", UtcTime()},
-      {"client", conn.peer},
-      {"method", conn.request.method},
-      {"host", conn.host.name},
-      {"port", conn.port},
-      {"address", conn.dialed ? nlohmann::json(conn.dialed->ToString()) : nlohmann::json(nullptr)},
-      {"decision", decision},
-      {"reason", reason},
-      {"status", conn.status},
-      {"bytes_up", conn.bytes_up},
-      {"bytes_down", conn.bytes_down},
-      {"duration_ms", conn.started.time_since_epoch().count() ? ms.count() : 0},
-  };
-  shared_->log(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  Decision line;
+  line.client = conn.peer;
+  line.method = conn.request.method;
+  line.host = conn.host.name;
+  line.port = conn.port;
+  if (conn.dialed) line.address = conn.dialed->ToString();
+  line.decision = decision;
+  line.reason = reason;
+  line.status = conn.status;
+  line.bytes_up = conn.bytes_up;
+  line.bytes_down = conn.bytes_down;
+  line.duration_ms = conn.started.time_since_epoch().count() ? ms.count() : 0;
+  line.credential = conn.credential;
+  WriteDecision(shared_->log, line);
 }
 
 }  // namespace corral::netfilter

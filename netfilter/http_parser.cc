@@ -191,11 +191,17 @@ std::optional<HttpError> RequestFraming(const Fields& f, int minor, RequestHead&
   return std::nullopt;
 }
 
-std::optional<HttpError> ParseTarget(RequestHead& head) {
+std::optional<HttpError> ParseTarget(RequestHead& head, RequestForm form) {
   const std::string& t = head.target;
   for (char ch : t) {
     auto c = static_cast<unsigned char>(ch);
     if (c <= 0x20 || c >= 0x7f) return HttpError{400, "request target contains a control or non-ASCII byte"};
+  }
+  if (form == RequestForm::kOrigin) {
+    if (head.connect || t[0] != '/') return HttpError{400, "request target must be a path (origin-form, /...)"};
+    if (t.find('#') != std::string::npos) return HttpError{400, "fragment in the request target"};
+    head.path = t;
+    return std::nullopt;
   }
   if (head.connect) {
     if (t.find_first_of("/?#@\\") != std::string::npos) {
@@ -275,7 +281,7 @@ bool IsHopByHop(std::string_view name, const std::vector<std::string>& connectio
   return false;
 }
 
-Parsed<RequestHead> ParseRequest(std::string_view buffer, std::size_t max_head) {
+Parsed<RequestHead> ParseRequest(std::string_view buffer, std::size_t max_head, RequestForm form) {
   Parsed<RequestHead> out;
   auto fail = [&](HttpError e) {
     out.state = ParseState::kError;
@@ -329,9 +335,13 @@ Parsed<RequestHead> ParseRequest(std::string_view buffer, std::size_t max_head) 
     return fail({400, "Connection names Content-Length, which cannot be hop-by-hop"});
   }
   if (head.connect && head.body != BodyKind::kNone) return fail({400, "CONNECT with a body"});
-  if (auto e = ParseTarget(head)) return fail(*e);
+  if (auto e = ParseTarget(head, form)) return fail(*e);
 
   if (!fields.host.empty()) head.host = std::string(fields.host[0]);
+  if (form == RequestForm::kOrigin) {
+    if (!head.host) return fail({400, "request without a Host header"});
+    head.authority = *head.host;
+  }
   if (!fields.proxy_authorization.empty()) head.proxy_authorization = std::string(fields.proxy_authorization[0]);
   head.connection_tokens = std::move(fields.connection_tokens);
   head.headers = std::move(fields.headers);
@@ -417,6 +427,39 @@ Parsed<ResponseHead> ParseResponse(std::string_view buffer, std::size_t max_head
   }
   out.state = ParseState::kDone;
   return out;
+}
+
+std::string OriginRequestHead(const RequestHead& req, std::string_view path, std::string_view host) {
+  std::string head = req.method + " " + std::string(path) + " HTTP/1.1\r\n";
+  head += "Host: " + std::string(host) + "\r\n";
+  for (const Header& h : req.headers) {
+    if (IsHopByHop(h.name, req.connection_tokens) || EqualsIgnoreCase(h.name, "host")) continue;
+    head += h.name + ": " + h.value + "\r\n";
+  }
+  if (req.body == BodyKind::kChunked) head += "Transfer-Encoding: chunked\r\n";
+  head += "\r\n";
+  return head;
+}
+
+std::string ClientResponseHead(const ResponseHead& res, bool close, int client_minor, bool interim, bool dechunk) {
+  std::string head = "HTTP/1.1 " + std::to_string(res.status) + " " + res.reason + "\r\n";
+  for (const Header& h : res.headers) {
+    if (IsHopByHop(h.name, res.connection_tokens)) continue;
+    head += h.name + ": " + h.value + "\r\n";
+  }
+  if (!interim) {
+    // The origin's other codings (gzip, ...) stay on the body: name them.
+    std::vector<std::string> codings = res.transfer_codings;
+    if (res.body == BodyKind::kChunked && !dechunk) codings.push_back("chunked");
+    for (std::size_t i = 0; i < codings.size(); ++i) {
+      head += (i == 0 ? "Transfer-Encoding: " : ", ") + codings[i];
+      if (i + 1 == codings.size()) head += "\r\n";
+    }
+    if (close) head += "Connection: close\r\n";
+    else if (client_minor == 0) head += "Connection: keep-alive\r\n";
+  }
+  head += "\r\n";
+  return head;
 }
 
 std::optional<HttpError> CheckBodyPrefix(const RequestHead& head, std::string_view body, bool client_done) {

@@ -65,9 +65,24 @@ struct Parsed {
   HttpError error;
 };
 
+// kProxy: what a proxy is sent (CONNECT, or an absolute http:// URL).
+// kOrigin: what an origin is sent (origin-form "/path"; authority is the
+// Host header): requests inside a TLS connection the proxy ends.
+enum class RequestForm { kProxy, kOrigin };
+
 // Parses the request head at the start of `buffer`. kIncomplete while the
 // head may still be valid and under `max_head` bytes; 431 past that.
-Parsed<RequestHead> ParseRequest(std::string_view buffer, std::size_t max_head);
+Parsed<RequestHead> ParseRequest(std::string_view buffer, std::size_t max_head,
+                                 RequestForm form = RequestForm::kProxy);
+
+// A request head to send to an origin: origin-form `path`, `host` as Host,
+// without hop-by-hop fields; chunked framing named again when the body has it.
+std::string OriginRequestHead(const RequestHead& req, std::string_view path, std::string_view host);
+
+// A response head for the client, without hop-by-hop fields. `close` adds
+// Connection: close; `dechunk`: the body goes out without chunked framing,
+// delimited by the close; `interim`: a 1xx, sent as it is.
+std::string ClientResponseHead(const ResponseHead& res, bool close, int client_minor, bool interim, bool dechunk);
 
 // `request_method` decides whether the response has a body (HEAD, CONNECT).
 Parsed<ResponseHead> ParseResponse(std::string_view buffer, std::size_t max_head,

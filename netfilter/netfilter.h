@@ -59,6 +59,18 @@ struct Limits {
   std::size_t relay_budget_bytes = 256 * 1024 * 1024;
 };
 
+// A login the proxy adds on the way out (docs/logins.md). The box holds only
+// `stand_in`; the proxy puts `value` in `header` of requests to `hosts`
+// alone, ending TLS for those hosts with the session CA.
+struct Login {
+  std::string name;                // for the log: "anthropic-api-key"
+  std::vector<std::string> hosts;  // "api.anthropic.com:443", "[::1]:8080": name (or IP) and port
+  std::string header;              // "x-api-key", "Authorization"
+  std::string prefix;              // before the value in the header: "Bearer ", or empty
+  std::string value;               // the real secret; never logged, never sent to the box
+  std::string stand_in;            // the box's stand-in: as long as `value`, unique to the session
+};
+
 struct ProxyConfig {
   // "HOST:PORT" ("127.0.0.1:0" picks a free port; "[::1]:3128") or "unix:PATH"
   // (created mode 0600; a stale socket at PATH is replaced).
@@ -71,6 +83,12 @@ struct ProxyConfig {
   std::string token;       // when set, Proxy-Authorization Basic with this password
   Limits limits;
   int threads = 0;  // event loops; 0 = one per core
+  // Logins added on the way out; hosts they name are the only ones whose TLS
+  // the proxy ends. Checked at Start (valid hosts, stand-ins unlike values).
+  std::vector<Login> logins;
+  // PEM bundle the upstream TLS of those hosts is verified against; empty:
+  // OpenSSL's default (the host's /etc/ssl/certs).
+  std::string upstream_ca_file;
   // One JSON line per decision (no trailing newline). Called from any loop
   // thread, possibly at once from several: the sink must be thread-safe.
   std::function<void(std::string_view line)> log;
@@ -87,6 +105,9 @@ class Proxy {
   // "127.0.0.1:41234", "[::1]:3128" or "unix:/path": where clients connect.
   std::string address() const;
   uint16_t port() const;  // 0 for a unix socket
+  // The session CA's certificate (PEM), which the box must trust for login
+  // hosts; empty when there are no logins. Its key never leaves the process.
+  const std::string& ca_pem() const;
   // Bytes the tunnels' relay buffers hold now.
   std::size_t relay_bytes() const;
 

@@ -11,6 +11,7 @@
 
 #include "netfilter/proxy_internal.h"
 #include "netfilter/server.h"
+#include "netfilter/terminator.h"
 
 namespace corral::netfilter {
 
@@ -19,6 +20,7 @@ struct Proxy::Impl {
   UniqueFd listener;
   std::string unix_path;
   std::string address;
+  std::string ca_pem;
   uint16_t port = 0;
   std::vector<std::unique_ptr<Loop>> loops;
   std::vector<std::thread> threads;
@@ -111,6 +113,10 @@ Result<std::unique_ptr<Proxy>> ProxyStarter::Start(const ProxyConfig& config, Se
     if (!hosts) return hosts.error();
     shared->hosts.swap(hosts.value());
   }
+  auto logins = LoginContext::Make(config);
+  if (!logins) return logins.error();
+  shared->logins = std::move(*logins);
+  shared->terminators = std::make_shared<Terminators>();
   shared->resolver = seams.resolver ? seams.resolver : MakeSystemResolver(4, 1024);
   shared->clock = seams.clock ? seams.clock : std::make_shared<SystemClock>();
 
@@ -131,6 +137,7 @@ Result<std::unique_ptr<Proxy>> ProxyStarter::Start(const ProxyConfig& config, Se
   impl->unix_path = bound->unix_path;
   impl->address = bound->address;
   impl->port = bound->port;
+  if (shared->logins) impl->ca_pem = shared->logins->ca->pem();
   int threads = config.threads > 0 ? config.threads : static_cast<int>(std::thread::hardware_concurrency());
   threads = std::max(threads, 1);
   for (int i = 0; i < threads; ++i) {
@@ -152,6 +159,7 @@ Proxy::~Proxy() { Stop(); }
 
 std::string Proxy::address() const { return impl_->address; }
 uint16_t Proxy::port() const { return impl_->port; }
+const std::string& Proxy::ca_pem() const { return impl_->ca_pem; }
 std::size_t Proxy::relay_bytes() const { return impl_->shared->relay_bytes.load(); }
 
 Result<void> Proxy::Reload(const RuleLists& lists) {
@@ -167,6 +175,7 @@ void Proxy::Stop() {
   for (auto& loop : impl_->loops) loop->Stop();
   for (auto& thread : impl_->threads) thread.join();
   impl_->loops.clear();
+  impl_->shared->terminators->StopAll();
   impl_->listener.Reset();
   if (!impl_->unix_path.empty()) ::unlink(impl_->unix_path.c_str());
 }

@@ -19,6 +19,9 @@
 
 namespace corral::netfilter {
 
+struct LoginContext;
+class Terminators;
+
 // Everything the loops share. Read-only after Start except `rules` (swapped
 // whole under the mutex by Reload) and the counters.
 struct Shared {
@@ -32,7 +35,11 @@ struct Shared {
   std::vector<IpAddress> self_addresses;
   uint16_t self_port = 0;
 
-  std::atomic<int> tunnels{0};
+  // Logins (null when none) and the threads that serve their hosts' connections.
+  std::shared_ptr<LoginContext> logins;
+  std::shared_ptr<Terminators> terminators;
+
+  std::atomic<int> tunnels{0};  // terminated connections count as tunnels
   std::atomic<std::size_t> relay_bytes{0};  // every tunnel's relay buffers together
 
   std::shared_ptr<const Rules> CurrentRules() const {
@@ -130,6 +137,10 @@ struct Conn {
   std::string replay_body;       // request body bytes forwarded so far (bounded)
   uint64_t response_bytes = 0;   // bytes read from the origin this exchange
 
+  // This exchange's stand-in refusal, for the log: "credential-to-wrong-host".
+  std::optional<std::string> credential;
+  bool sent_continue = false;  // this request got the proxy's own 100 Continue
+
   bool dead = false;
   bool logged = false;       // this exchange's decision line is written
   bool client_shut = false;  // we sent FIN to the client (closing)
@@ -182,6 +193,14 @@ class Loop {
   void DialNext(Conn& conn);
   void OnConnected(Conn& conn);
   void OnUpstreamReady(Conn& conn);
+
+  // conn_login.cc: stand-ins on their way to other hosts; handing login
+  // hosts' connections to the terminator.
+  bool RefuseStrayStandIn(Conn& conn);
+  bool WaitForSmallBody(Conn& conn, const RequestHead& head);
+  std::size_t HeadReadLimit() const;
+  bool IsLoginHost(const Conn& conn) const;
+  void HandOff(Conn& conn);
 
   // conn_tunnel.cc: CONNECT tunnels.
   void EnterTunnel(Conn& conn);

@@ -1,0 +1,158 @@
+#include "netfilter/logins.h"
+
+#include <algorithm>
+
+namespace corral::netfilter {
+namespace {
+
+constexpr std::size_t kMinSecret = 8;  // shorter would match by chance in ordinary traffic
+
+bool StartsWithIgnoreCase(std::string_view text, std::string_view prefix) {
+  return text.size() >= prefix.size() && EqualsIgnoreCase(text.substr(0, prefix.size()), prefix);
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const LoginTable>> LoginTable::Make(std::vector<Login> logins) {
+  auto table = std::make_shared<LoginTable>();
+  std::vector<std::string_view> secrets;
+  for (const Login& login : logins) {
+    std::string where = "login '" + login.name + "'";
+    if (login.name.empty()) return Error("a login has no name; give each login a name for the log");
+    if (login.header.empty()) return Error(where + " names no header to put the value in");
+    if (login.hosts.empty()) return Error(where + " names no host; list the host:port it belongs to");
+    if (login.value.size() < kMinSecret || login.stand_in.size() < kMinSecret) {
+      return Error(where + ": the value and the stand-in must each be at least " + std::to_string(kMinSecret) +
+                   " bytes");
+    }
+    if (login.value.size() != login.stand_in.size()) {
+      return Error(where + ": the stand-in must be as long as the value (so replacing one with the other "
+                           "keeps the message's length); make it the same shape");
+    }
+    std::vector<HostPort> hosts;
+    for (const std::string& host : login.hosts) {
+      auto parsed = ParseAuthority(host, std::nullopt);
+      if (!parsed) return Error(where + ": host '" + host + "' must be NAME:PORT: " + parsed.error().message);
+      hosts.push_back(*parsed);
+    }
+    for (std::string_view s : {std::string_view(login.value), std::string_view(login.stand_in)}) {
+      for (std::string_view other : secrets) {
+        if (s.find(other) != s.npos || other.find(s) != other.npos) {
+          return Error(where + ": its value or stand-in overlaps another login's; each must be unique");
+        }
+      }
+      secrets.push_back(s);
+    }
+    table->hosts_.push_back(std::move(hosts));
+  }
+  table->logins_ = std::move(logins);
+  return std::shared_ptr<const LoginTable>(std::move(table));
+}
+
+std::vector<const Login*> LoginTable::For(const CanonicalHost& host, uint16_t port) const {
+  std::vector<const Login*> out;
+  for (std::size_t i = 0; i < logins_.size(); ++i) {
+    for (const HostPort& hp : hosts_[i]) {
+      if (hp.port == port && hp.host.name == host.name) {
+        out.push_back(&logins_[i]);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+const Login* LoginTable::StandInIn(std::string_view text) const {
+  for (const Login& login : logins_) {
+    if (text.find(login.stand_in) != std::string_view::npos) return &login;
+  }
+  return nullptr;
+}
+
+HeadVerdict ApplyLogins(const LoginTable& table, const std::vector<const Login*>& mine, RequestHead& head) {
+  HeadVerdict verdict;
+  auto refuse = [&](const Login* login, std::string why) {
+    verdict.refused = "the stand-in of login '" + login->name + "' " + why;
+    verdict.refused_login = login;
+    verdict.added.clear();
+    return verdict;
+  };
+  if (const Login* login = table.StandInIn(head.target)) return refuse(login, "is in the request's URL");
+  for (Header& h : head.headers) {
+    const Login* found = table.StandInIn(h.value);
+    if (!found) found = table.StandInIn(h.name);
+    if (!found) continue;
+    bool own = std::find(mine.begin(), mine.end(), found) != mine.end();
+    if (!own) return refuse(found, "was sent to a host it does not belong to (header " + h.name + ")");
+    if (!EqualsIgnoreCase(h.name, found->header)) {
+      return refuse(found, "is in header " + h.name + ", not in " + found->header);
+    }
+    std::string_view value = h.value;
+    if (!StartsWithIgnoreCase(value, found->prefix) || value.substr(found->prefix.size()) != found->stand_in) {
+      return refuse(found, "is in " + h.name + " but not as '" + found->prefix + "<stand-in>'");
+    }
+    h.value = h.value.substr(0, found->prefix.size()) + found->value;
+    verdict.added.push_back(found->name);
+  }
+  return verdict;
+}
+
+StreamReplacer::StreamReplacer(std::vector<std::pair<std::string, std::string>> pairs) : pairs_(std::move(pairs)) {
+  std::erase_if(pairs_, [](const auto& p) { return p.first.empty(); });
+}
+
+void StreamReplacer::Feed(std::string_view in, std::string& out) { Run(in, out, false); }
+
+void StreamReplacer::Finish(std::string& out) { Run({}, out, true); }
+
+void StreamReplacer::Run(std::string_view in, std::string& out, bool last) {
+  if (pairs_.empty()) {
+    out.append(in);
+    return;
+  }
+  std::string buffer = std::move(held_);
+  buffer.append(in);
+  held_.clear();
+  std::string_view data = buffer;
+  std::size_t copied = 0;  // data[copied, i) is passed as it is
+  std::size_t i = 0;
+  while (i < data.size()) {
+    bool advanced = false;
+    for (const auto& [from, to] : pairs_) {
+      if (data[i] != from[0]) continue;
+      std::string_view rest = data.substr(i);
+      if (rest.size() >= from.size()) {
+        if (rest.substr(0, from.size()) != from) continue;
+        out.append(data.substr(copied, i - copied));
+        out.append(to);
+        matched_ = true;
+        i += from.size();
+        copied = i;
+        advanced = true;
+        break;
+      }
+      if (!last && std::string_view(from).substr(0, rest.size()) == rest) {
+        // Could be the start of `from`: keep it until more bytes come.
+        out.append(data.substr(copied, i - copied));
+        held_.assign(rest);
+        return;
+      }
+    }
+    if (!advanced) ++i;
+  }
+  out.append(data.substr(copied));
+}
+
+StreamReplacer HideValues(const LoginTable& table) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const Login& login : table.logins()) pairs.emplace_back(login.value, login.stand_in);
+  return StreamReplacer(std::move(pairs));
+}
+
+StreamReplacer FindStandIns(const LoginTable& table) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const Login& login : table.logins()) pairs.emplace_back(login.stand_in, login.stand_in);
+  return StreamReplacer(std::move(pairs));
+}
+
+}  // namespace corral::netfilter

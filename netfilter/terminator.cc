@@ -1,0 +1,136 @@
+#include "netfilter/terminator.h"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+
+#include <thread>
+
+#include "netfilter/login_exchange.h"
+#include "netfilter/server.h"
+#include "netfilter/tls_stream.h"
+
+namespace corral::netfilter {
+namespace {
+
+// Blocking from now on, with the idle limit on every read and write.
+void MakeBlocking(int fd, std::chrono::milliseconds idle) {
+  int flags = fcntl(fd, F_GETFL);
+  if (flags >= 0) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(idle.count() / 1000);
+  tv.tv_usec = static_cast<suseconds_t>((idle.count() % 1000) * 1000);
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+}
+
+}  // namespace
+
+Result<std::shared_ptr<LoginContext>> LoginContext::Make(const ProxyConfig& config) {
+  if (config.logins.empty()) return std::shared_ptr<LoginContext>();
+  auto context = std::make_shared<LoginContext>();
+  auto table = LoginTable::Make(config.logins);
+  if (!table) return table.error().Context("logins");
+  context->table = std::move(*table);
+  auto ca = SessionCa::Create();
+  if (!ca) return ca.error();
+  context->ca = std::move(*ca);
+  auto box = MakeBoxContext();
+  if (!box) return box.error();
+  context->box_ctx = std::move(*box);
+  auto upstream = MakeUpstreamContext(config.upstream_ca_file);
+  if (!upstream) return upstream.error();
+  context->upstream_ctx = std::move(*upstream);
+  return context;
+}
+
+bool Terminators::Start(Handoff handoff, std::shared_ptr<Shared> shared) {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) {
+      shared->tunnels.fetch_sub(1);
+      return false;
+    }
+    fds_.insert(handoff.client.get());
+    fds_.insert(handoff.upstream.get());
+    ++running_;
+  }
+  std::thread([this, handoff = std::move(handoff), shared = std::move(shared)]() mutable {
+    Serve(handoff, *shared);
+    shared->tunnels.fetch_sub(1);
+    std::lock_guard lock(mutex_);
+    // Forgotten before they close, so StopAll never shuts a reused number.
+    fds_.erase(handoff.client.get());
+    fds_.erase(handoff.upstream.get());
+    handoff.client.Reset();
+    handoff.upstream.Reset();
+    if (--running_ == 0) idle_.notify_all();
+  }).detach();
+  return true;
+}
+
+void Terminators::StopAll() {
+  std::unique_lock lock(mutex_);
+  stopping_ = true;
+  for (int fd : fds_) ::shutdown(fd, SHUT_RDWR);
+  idle_.wait(lock, [this] { return running_ == 0; });
+}
+
+void Terminators::Serve(Handoff& h, Shared& shared) {
+  const LoginContext& logins = *shared.logins;
+  MakeBlocking(h.client.get(), shared.limits.idle_timeout);
+  MakeBlocking(h.upstream.get(), shared.limits.idle_timeout);
+  ExchangeSetup setup;
+  setup.table = logins.table.get();
+  setup.mine = logins.table->For(h.host, h.port);
+  setup.host = h.host;
+  setup.port = h.port;
+  setup.tls = h.tls;
+  setup.max_head = shared.limits.max_head_bytes;
+  setup.log = shared.log;
+  setup.base.client = h.peer;
+  setup.base.host = h.host.name;
+  setup.base.port = h.port;
+  setup.base.address = h.address;
+  setup.base.method = h.tls ? "CONNECT" : h.request.method;
+  auto fail = [&](int status, std::string code, std::string reason, bool answer) {
+    Decision line = setup.base;
+    line.decision = status >= 500 ? "error" : "deny";
+    line.reason = code + ": " + reason;
+    line.status = status;
+    WriteDecision(shared.log, line);
+    if (answer) {
+      auto stream = PlainStream(h.client.get(), {});
+      stream->Write(ErrorResponse(status, code, "corral proxy refused " + setup.base.method + " " + h.host.name +
+                                                    ": " + reason + "\n"));
+    }
+  };
+
+  if (!h.tls) {
+    auto box = PlainStream(h.client.get(), std::move(h.client_in));
+    auto origin = PlainStream(h.upstream.get(), {});
+    return RunExchanges(*box, *origin, setup, std::move(h.request), {});
+  }
+  // The origin first: a certificate that does not verify is answered with a
+  // 502 to the CONNECT itself, before the box has sent a byte in TLS.
+  auto origin = ConnectTls(logins.upstream_ctx.get(), h.upstream.get(), h.host);
+  if (!origin) return fail(502, "upstream-tls", origin.error().message, true);
+  std::string leaf_name = h.host.ip ? h.host.ip->ToString() : h.host.name;
+  auto leaf = logins.ca->Leaf(leaf_name);
+  if (!leaf) return fail(502, "leaf-certificate", leaf.error().message, true);
+  auto ok = PlainStream(h.client.get(), {});
+  if (!ok->Write("HTTP/1.1 200 Connection established\r\n\r\n")) return;
+  std::string sni;
+  auto box = AcceptTls(logins.box_ctx.get(), h.client.get(), std::move(h.client_in), **leaf, &sni);
+  if (!box) return fail(400, "box-tls", box.error().message, false);
+  if (!sni.empty()) {
+    // As for a plain tunnel: the name in the handshake must be the CONNECT host.
+    auto named = Canonicalize(sni);
+    if (!named || named->name != h.host.name) {
+      return fail(403, "sni-mismatch", "TLS server name '" + sni + "' is not the CONNECT host " + h.host.name,
+                  false);
+    }
+  }
+  RunExchanges(**box, **origin, setup, std::nullopt, {});
+}
+
+}  // namespace corral::netfilter

@@ -1,0 +1,62 @@
+// The connections to login hosts, which the proxy ends (docs/logins.md). The
+// event loop resolves, checks and dials as for any request, then hands both
+// sockets here; each such connection gets a thread of its own with blocking
+// I/O. Login hosts carry few connections (an agent's API and git host), and
+// TLS plus rewriting read as straight-line code this way; the loop's
+// non-blocking machinery stays the plain tunnel's alone.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "netfilter/http_parser.h"
+#include "netfilter/logins.h"
+#include "netfilter/session_ca.h"
+
+namespace corral::netfilter {
+
+struct Shared;
+
+// What a terminated connection needs, made once at Start.
+struct LoginContext {
+  std::shared_ptr<const LoginTable> table;
+  std::unique_ptr<SessionCa> ca;
+  SslCtxPtr box_ctx, upstream_ctx;
+
+  // Null when `config` has no logins: then no TLS is ever ended.
+  static Result<std::shared_ptr<LoginContext>> Make(const ProxyConfig& config);
+};
+
+// One connection the loop hands over, its checks passed and its origin dialed.
+struct Handoff {
+  UniqueFd client, upstream;
+  std::string client_in;  // bytes already read from the box
+  bool tls = true;        // a CONNECT; otherwise one absolute-form http:// request
+  RequestHead request;    // plain http: that request
+  CanonicalHost host;
+  uint16_t port = 0;
+  std::string peer, address;
+};
+
+class Terminators {
+ public:
+  // Serves `handoff` on its own thread; false (and the sockets closed) once
+  // stopping. The thread gives back the tunnel it counts in `shared`.
+  bool Start(Handoff handoff, std::shared_ptr<Shared> shared);
+  // Shuts every terminated connection's sockets and waits for the threads.
+  void StopAll();
+
+ private:
+  void Serve(Handoff& handoff, Shared& shared);
+  std::mutex mutex_;
+  std::condition_variable idle_;
+  std::set<int> fds_;
+  int running_ = 0;
+  bool stopping_ = false;
+};
+
+}  // namespace corral::netfilter
