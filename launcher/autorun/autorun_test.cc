@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -44,6 +45,20 @@ TEST(AutorunTable, EveryRowHasAToolAndAReason) {
     if (!row.held) {
       EXPECT_EQ(row.reason.rfind("not held", 0), 0u) << row.pattern;
     }
+  }
+}
+
+// docs/sessions.md renders the table: every row of a project file is there,
+// with its tool and reason as the code has them.
+TEST(AutorunTable, TheDocsRenderEveryProjectRow) {
+  std::ifstream file(std::string(CORRAL_SOURCE_DIR) + "/docs/sessions.md");
+  std::stringstream text;
+  text << file.rdbuf();
+  for (const Row& row : Table()) {
+    if (row.root != Root::kProject) continue;
+    std::string line = "| `" + std::string(row.pattern) + "` | " + std::string(row.tool) + " | " +
+                       std::string(row.reason) + " | " + (row.held ? "yes" : "no") + " |";
+    EXPECT_NE(text.str().find(line), std::string::npos) << line;
   }
 }
 
