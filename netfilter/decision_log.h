@@ -22,7 +22,7 @@ struct Decision {
   uint64_t bytes_up = 0, bytes_down = 0;
   int64_t duration_ms = 0;
   std::optional<std::string> login;  // a login added to the request: its name, never its value
-  // A stand-in refused: "credential-to-wrong-host" or "stand-in-misplaced".
+  // A stand-in refused: "credential-to-wrong-host".
   std::optional<std::string> credential;
 };
 

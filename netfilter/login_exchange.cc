@@ -100,10 +100,7 @@ class Exchanges {
     }
     HeadVerdict verdict = ApplyLogins(*setup_.table, setup_.mine, req);
     if (verdict.refused) {
-      line_.credential = setup_.mine.empty() || std::find(setup_.mine.begin(), setup_.mine.end(),
-                                                          verdict.refused_login) == setup_.mine.end()
-                             ? "credential-to-wrong-host"
-                             : "stand-in-misplaced";
+      line_.credential = "credential-to-wrong-host";
       return Refuse(403, "stand-in-refused", *verdict.refused);
     }
     if (!verdict.added.empty()) line_.login = Joined(verdict.added);
@@ -125,10 +122,12 @@ class Exchanges {
     return RelayResponse(req);
   }
 
-  // The request body by its framing, through the stand-in scanner: a stand-in
-  // in it (even one split across reads) stops the request before it is whole.
+  // The request body by its framing, through the stand-in scanner: another
+  // login's stand-in in it (even one split across reads) stops the request
+  // before it is whole. This host's own go as they are (an agent that sends
+  // its model what `env` printed).
   bool SendBody(const RequestHead& req) {
-    StreamReplacer scan = FindStandIns(*setup_.table);
+    StreamReplacer scan = FindStandIns(*setup_.table, setup_.mine);
     std::string out;
     auto pass = [&](std::string_view data, bool last) {
       out.clear();
@@ -169,9 +168,10 @@ class Exchanges {
   }
 
   bool RefuseBody() {
-    line_.credential = "stand-in-misplaced";
+    line_.credential = "credential-to-wrong-host";
     return Refuse(403, "stand-in-refused",
-                  "a login's stand-in is in the request body; the request was cut off before it was whole");
+                  "another login's stand-in is in the request body, and this host is not where it "
+                  "belongs; the request was cut off before it was whole");
   }
 
   bool RelayResponse(const RequestHead& req) {

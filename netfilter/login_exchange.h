@@ -1,6 +1,6 @@
 // HTTP/1.1 exchanges on a terminated connection, one after another (keep-
 // alive): each request's stand-in is replaced by its login's real value, a
-// misplaced stand-in is refused, and every real value in what comes back is
+// stand-in of another host's login is refused, and every real value in what comes back is
 // replaced by its stand-in. Bodies and responses stream as they come.
 #pragma once
 

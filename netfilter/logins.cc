@@ -62,8 +62,10 @@ std::vector<const Login*> LoginTable::For(const CanonicalHost& host, uint16_t po
   return out;
 }
 
-const Login* LoginTable::StandInIn(std::string_view text) const {
+const Login* LoginTable::StandInIn(std::string_view text,
+                                   const std::vector<const Login*>& mine) const {
   for (const Login& login : logins_) {
+    if (std::find(mine.begin(), mine.end(), &login) != mine.end()) continue;
     if (text.find(login.stand_in) != std::string_view::npos) return &login;
   }
   return nullptr;
@@ -77,22 +79,24 @@ HeadVerdict ApplyLogins(const LoginTable& table, const std::vector<const Login*>
     verdict.added.clear();
     return verdict;
   };
-  if (const Login* login = table.StandInIn(head.target)) return refuse(login, "is in the request's URL");
+  if (const Login* login = table.StandInIn(head.target, mine)) {
+    return refuse(login, "was sent to a host it does not belong to (in the URL)");
+  }
   for (Header& h : head.headers) {
-    const Login* found = table.StandInIn(h.value);
-    if (!found) found = table.StandInIn(h.name);
-    if (!found) continue;
-    bool own = std::find(mine.begin(), mine.end(), found) != mine.end();
-    if (!own) return refuse(found, "was sent to a host it does not belong to (header " + h.name + ")");
-    if (!EqualsIgnoreCase(h.name, found->header)) {
-      return refuse(found, "is in header " + h.name + ", not in " + found->header);
+    const Login* foreign = table.StandInIn(h.value, mine);
+    if (!foreign) foreign = table.StandInIn(h.name, mine);
+    if (foreign) {
+      return refuse(foreign, "was sent to a host it does not belong to (header " + h.name + ")");
     }
-    std::string_view value = h.value;
-    if (!StartsWithIgnoreCase(value, found->prefix) || value.substr(found->prefix.size()) != found->stand_in) {
-      return refuse(found, "is in " + h.name + " but not as '" + found->prefix + "<stand-in>'");
+    for (const Login* login : mine) {
+      std::string_view value = h.value;
+      if (EqualsIgnoreCase(h.name, login->header) && StartsWithIgnoreCase(value, login->prefix) &&
+          value.substr(login->prefix.size()) == login->stand_in) {
+        h.value = h.value.substr(0, login->prefix.size()) + login->value;
+        verdict.added.push_back(login->name);
+        break;
+      }
     }
-    h.value = h.value.substr(0, found->prefix.size()) + found->value;
-    verdict.added.push_back(found->name);
   }
   return verdict;
 }
@@ -149,9 +153,12 @@ StreamReplacer HideValues(const LoginTable& table) {
   return StreamReplacer(std::move(pairs));
 }
 
-StreamReplacer FindStandIns(const LoginTable& table) {
+StreamReplacer FindStandIns(const LoginTable& table, const std::vector<const Login*>& mine) {
   std::vector<std::pair<std::string, std::string>> pairs;
-  for (const Login& login : table.logins()) pairs.emplace_back(login.stand_in, login.stand_in);
+  for (const Login& login : table.logins()) {
+    if (std::find(mine.begin(), mine.end(), &login) != mine.end()) continue;
+    pairs.emplace_back(login.stand_in, login.stand_in);
+  }
   return StreamReplacer(std::move(pairs));
 }
 

@@ -29,8 +29,9 @@ class LoginTable {
   // routes the request, by canonical name (or IP) and port.
   std::vector<const Login*> For(const CanonicalHost& host, uint16_t port) const;
 
-  // The first login whose stand-in occurs in `text`.
-  const Login* StandInIn(std::string_view text) const;
+  // The first login whose stand-in occurs in `text`; with `mine`, the first
+  // that is not one of those.
+  const Login* StandInIn(std::string_view text, const std::vector<const Login*>& mine = {}) const;
 
  private:
   std::vector<Login> logins_;
@@ -39,8 +40,10 @@ class LoginTable {
 
 // The verdict on a request's head for a host (`mine`: the logins of that
 // host, maybe none). The stand-in of one of `mine` is replaced by its real
-// value in that login's header, written exactly as prefix + stand-in; any
-// other stand-in, or one elsewhere in the head, refuses the request.
+// value in that login's header, written exactly as prefix + stand-in; found
+// anywhere else in the head it goes as it is (a stand-in is no secret, and
+// the host it belongs to may see it). The stand-in of any other login
+// refuses the request: it would go to a host it does not belong to.
 struct HeadVerdict {
   std::vector<std::string> added;  // names of the logins added
   std::optional<std::string> refused;  // why, naming the login, never a value
@@ -70,7 +73,8 @@ class StreamReplacer {
 
 // Real values back to stand-ins: what the box may receive.
 StreamReplacer HideValues(const LoginTable& table);
-// Stand-ins found (and left as they are): what a request body may not carry.
-StreamReplacer FindStandIns(const LoginTable& table);
+// Stand-ins of logins other than `mine` found (and left as they are): what a
+// request body to a host of `mine` may not carry.
+StreamReplacer FindStandIns(const LoginTable& table, const std::vector<const Login*>& mine = {});
 
 }  // namespace corral::netfilter

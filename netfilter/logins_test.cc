@@ -62,20 +62,26 @@ TEST(ApplyLoginsTest, ReplacesTheStandInInItsHeader) {
   EXPECT_EQ(head.headers[2].value, "bearer tok-REAL-abcdefgh");
 }
 
-TEST(ApplyLoginsTest, RefusesMisplacedAndForeignStandIns) {
+TEST(ApplyLoginsTest, OwnStandInsElsewhereGoAsTheyAreForeignOnesAreRefused) {
   auto table = Table();
   auto mine = table->For(Host("api.test"), 443);
   for (std::string head_text : {
            "GET /?key=sk-fake-0123456789 HTTP/1.1\r\nHost: api.test\r\n\r\n",       // in the URL
            "GET / HTTP/1.1\r\nHost: api.test\r\nx-other: sk-fake-0123456789\r\n\r\n",  // another header
            "GET / HTTP/1.1\r\nHost: api.test\r\nx-api-key: v=sk-fake-0123456789\r\n\r\n",  // not alone
-           "GET / HTTP/1.1\r\nHost: api.test\r\nAuthorization: Basic gitFAKE123456\r\n\r\n",  // git's, elsewhere
        }) {
     RequestHead head = Head(head_text);
+    const std::string before = head.target + head.headers.back().value;
     HeadVerdict v = ApplyLogins(*table, mine, head);
-    EXPECT_TRUE(v.refused) << head_text;
-    EXPECT_TRUE(v.added.empty());
+    EXPECT_FALSE(v.refused) << head_text;
+    EXPECT_TRUE(v.added.empty()) << head_text;
+    EXPECT_EQ(head.target + head.headers.back().value, before) << "left as it is: " << head_text;
   }
+  // git's stand-in belongs to another host.
+  RequestHead git = Head("GET / HTTP/1.1\r\nHost: api.test\r\nAuthorization: Basic gitFAKE123456\r\n\r\n");
+  HeadVerdict foreign = ApplyLogins(*table, mine, git);
+  ASSERT_TRUE(foreign.refused);
+  EXPECT_TRUE(foreign.added.empty());
   RequestHead plain = Head("GET / HTTP/1.1\r\nHost: other.test\r\nx-api-key: sk-fake-0123456789\r\n\r\n");
   HeadVerdict v = ApplyLogins(*table, {}, plain);
   ASSERT_TRUE(v.refused);
