@@ -333,7 +333,10 @@ TEST_F(LoginProxyTest, ServerSentEventsArriveAsTheyAreSent) {
   TlsOrigin origin(test_ca_->Leaf("api.test"), [&](SSL* ssl, const std::string&) {
     Write(ssl, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
                "b\r\ndata: one\n\n\r\n");
-    for (int i = 0; i < 200 && !first_arrived; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    // Up to 20 s: a loaded machine (the sanitizer build, two cores) took
+    // more than the 2 s this waited first. It waits only as long as the
+    // first event takes to arrive.
+    for (int i = 0; i < 2000 && !first_arrived; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     second_sent_after_first = first_arrived.load();
     Write(ssl, "b\r\ndata: two\n\n\r\n0\r\n\r\n");
   });
