@@ -75,6 +75,21 @@ struct Limits {
   std::int64_t cpu_period = 100000;
 };
 
+// A login the session's proxy adds on the way out (docs/logins.md). The box
+// holds `stand_in` under `variable`; the proxy puts the real value, read from
+// corral's own environment when it starts (never written down), in `header`
+// of requests to `hosts` alone.
+struct BoxLogin {
+  std::string variable;            // "ANTHROPIC_API_KEY"
+  std::string header;              // "x-api-key", "Authorization"
+  std::string prefix;              // before the value in the header: "Bearer ", or ""
+  // A recipe's: its API hosts, at 443 ("api.anthropic.com"); the plan's:
+  // "host:port", from `base_url_variable` when that is set.
+  std::vector<std::string> hosts;
+  std::string base_url_variable;   // "ANTHROPIC_BASE_URL": its URL's host:port instead
+  std::string stand_in;            // the plan's: the value's shape and length, this session's
+};
+
 // Everything the box is, decided before anything starts. Pure data: the
 // renderers turn it into an engine's words, the session carries it out.
 struct SessionPlan {
@@ -105,6 +120,11 @@ struct SessionPlan {
   std::map<std::string, std::string> labels;
   std::vector<std::string> notes;  // facts worth a line before the agent starts
   std::vector<std::string> passed_by_name;  // variables whose values came from the host
+  // Logins the session's proxy holds: the box's env has their stand-ins.
+  std::vector<BoxLogin> logins;
+  // Login variables in the box as they are, and why ("logins: pass"); "" when none.
+  std::vector<std::string> logins_passed;
+  std::string logins_passed_why;
 };
 
 inline constexpr const char* kSessionMountPoint = "/run/corral";
@@ -117,6 +137,9 @@ inline constexpr const char* kOracleSocket = "oracle.sock";
 inline constexpr const char* kProxySocket = "proxy.sock";
 inline constexpr const char* kWatchdogSocket = "watchdog.sock";
 inline constexpr const char* kDenyListFile = "deny-list";
+// The box's trusted CA bundle when the proxy holds logins: the host's bundle
+// plus the session CA's certificate, written once the proxy has started.
+inline constexpr const char* kCaBundleFile = "ca-bundle.crt";
 // Where programs in the box find the proxy: the shim's bridge inside the box.
 inline constexpr const char* kProxyUrlInBox = "http://127.0.0.1:3128";
 // The names that run corral-shell in the session's bin folder (first in PATH).
@@ -136,6 +159,10 @@ struct AgentAdditions {
   std::vector<std::string> variables;  // passed by name when set
   std::vector<std::string> hosts;      // allowed through the proxy
   std::vector<std::string> env;        // NAME=VALUE
+  // Logins among `variables` (the recipe's table), for the proxy to hold;
+  // empty with `logins_pass` (agents.logins: pass).
+  std::vector<BoxLogin> logins;
+  bool logins_pass = false;
 };
 
 // What the plan is made from. Everything from the host is passed in, so
@@ -169,6 +196,10 @@ struct PlanInput {
   // Hosts refused in the last session in the project of `cwd`, with counts.
   std::map<std::string, std::uint64_t> last_refused_hosts;
   AgentAdditions agent;
+  // The agent's logins become stand-ins, held by the session's proxy. Only a
+  // local session sets it: `corral spec` and the renderings without corral's
+  // proxy keep passing the values as they are.
+  bool logins_through_proxy = false;
 };
 
 Result<SessionPlan> MakePlan(const PlanInput& input);

@@ -50,6 +50,7 @@ std::string CheckString(const std::string& field, const std::string& value) {
   }
   if (field == "settings" && value == "shared") return kSharedSettingsGone;
   if (field == "settings" && value != "copy" && value != "own") return "expected copy or own";
+  if (field == "logins" && value != "proxy" && value != "pass") return "expected proxy or pass";
   if (field == "binary" && !value.empty() && !NoBlanks(value)) return "a program name has no blanks";
   return "";
 }
@@ -187,6 +188,7 @@ const std::vector<RecipeFieldSpec>& RecipeFields() {
                           "resolves to corral-shell in the box)"},
       {"ask_first", T::kBool, "keep asking when boxed (overrides agents.ask_first)"},
       {"settings", T::kString, "copy or own (overrides agents.settings)"},
+      {"logins", T::kString, "proxy or pass (overrides agents.logins)"},
   };
   return kFields;
 }

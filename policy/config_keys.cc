@@ -131,6 +131,10 @@ const std::vector<KeySpec>& Keys() {
        "An agent's settings and login folders in its box, never yours: copy (its own, filled "
        "from yours without what runs programs) or own (its own, empty)",
        {"copy", "own"}},
+      {"agents.logins", K::kEnum, R"("proxy")", "CORRAL_AGENT_LOGINS",
+       "An agent's login variables in its box: proxy (stand-ins; the session's proxy adds the "
+       "real values, docs/logins.md) or pass (the values as they are)",
+       {"proxy", "pass"}},
       {"agents.recipes", K::kRecipes, "{}", "",
        "Your agent recipes: a new agent, or fields over a built-in one (corral agents lists them)",
        {}},

@@ -48,6 +48,11 @@ struct Recipe {
   std::vector<std::string> folders;  // "~/.claude/" (a folder), "~/.claude.json" (a file)
   std::string folder_variable;       // names the one settings folder instead, when set
   std::vector<std::string> variables;  // login variables, passed by name when set
+  // Which of `variables` are logins the session's proxy holds (the box gets
+  // stand-ins): header, prefix, API hosts, base-URL variable. The rest (a
+  // base URL, a model name) are passed as they are.
+  std::vector<BoxLogin> logins;
+  std::string logins_mode;  // "proxy" or "pass" (the recipe's `logins`); "": agents.logins
   std::vector<std::string> hosts;      // API and login hosts
   std::vector<std::string> run_without_asking;  // added when boxed
   std::vector<std::string> bypass;    // the agent's own sandbox-bypass switches
@@ -65,6 +70,8 @@ struct Recipe {
 
 // Built-in recipes with the user's fields over them, sorted built-in first.
 Result<std::vector<Recipe>> Recipes(const policy::AgentsPolicy& agents);
+// agents.logins: pass (the values in the box as they are), else proxy.
+bool PassLogins(const policy::Policy& policy);
 const Recipe* FindRecipe(const std::vector<Recipe>& recipes, const std::string& name);
 // The recipe name closest to `name` (a typo), "" when none is close.
 std::string ClosestRecipe(const std::vector<Recipe>& recipes, const std::string& name);
@@ -80,6 +87,7 @@ struct AgentContext {
   std::string home;       // the user's home on the host
   std::string state_dir;  // corral's state folder (agents' own folders)
   std::function<const char*(const char*)> getenv;
+  bool pass_logins = false;  // agents.logins: pass (a recipe's own `logins` wins)
 };
 
 // How the box's own settings folders are filled from the user's before a

@@ -77,6 +77,10 @@ Result<AgentRun> ApplyRecipe(const Recipe& recipe, const std::vector<std::string
   add.variables = recipe.variables;
   add.hosts = recipe.hosts;
   add.env = recipe.env;
+  add.logins_pass = recipe.logins_mode.empty() ? context.pass_logins : recipe.logins_mode == "pass";
+  for (const BoxLogin& login : recipe.logins) {
+    if (Contains(recipe.variables, login.variable)) add.logins.push_back(login);
+  }
   const char* named = !recipe.folder_variable.empty() && context.getenv
                           ? context.getenv(recipe.folder_variable.c_str())
                           : nullptr;

@@ -36,6 +36,61 @@ Recipe Npm(std::string name, std::string package, Words folders, std::string fol
   return r;
 }
 
+// A login the proxy holds: in `header` after `prefix`, to `hosts` at 443, or
+// to the host:port of the URL in `base_url` when that variable is set.
+BoxLogin Login(std::string variable, std::string header, std::string prefix, Words hosts,
+               std::string base_url) {
+  return {std::move(variable), std::move(header), std::move(prefix), std::move(hosts),
+          std::move(base_url), ""};
+}
+
+// Anthropic's API takes an API key in `x-api-key`, and an OAuth or gateway
+// token in `Authorization: Bearer` (docs.anthropic.com/en/api/overview;
+// ANTHROPIC_AUTH_TOKEN in code.claude.com/docs/en/settings). Its SDKs, and
+// Claude Code, read ANTHROPIC_BASE_URL.
+std::vector<BoxLogin> AnthropicLogins(bool tokens) {
+  std::vector<BoxLogin> logins = {
+      Login("ANTHROPIC_API_KEY", "x-api-key", "", {"api.anthropic.com"}, "ANTHROPIC_BASE_URL")};
+  if (tokens) {
+    for (const char* token : {"ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"}) {
+      logins.push_back(Login(token, "Authorization", "Bearer ", {"api.anthropic.com"},
+                             "ANTHROPIC_BASE_URL"));
+    }
+  }
+  return logins;
+}
+
+// OpenAI's API takes its key in `Authorization: Bearer`
+// (platform.openai.com/docs/api-reference/authentication); its SDKs, and
+// Codex, read OPENAI_BASE_URL. Codex also reads CODEX_API_KEY
+// (developers.openai.com/codex/auth).
+std::vector<BoxLogin> OpenAiLogins(Words variables) {
+  std::vector<BoxLogin> logins;
+  for (std::string& variable : variables) {
+    logins.push_back(Login(std::move(variable), "Authorization", "Bearer ", {"api.openai.com"},
+                           "OPENAI_BASE_URL"));
+  }
+  return logins;
+}
+
+// The logins the proxy holds for each agent. An agent not here (gemini,
+// copilot, kimi, ...) keeps its login variables in the box as they are,
+// until its header and hosts are checked against the agent (docs/logins.md).
+std::vector<BoxLogin> LoginsOf(const std::string& agent) {
+  std::vector<BoxLogin> logins;
+  auto add = [&logins](std::vector<BoxLogin> more) {
+    logins.insert(logins.end(), more.begin(), more.end());
+  };
+  if (agent == "claude") add(AnthropicLogins(true));
+  if (agent == "codex") add(OpenAiLogins({"OPENAI_API_KEY", "CODEX_API_KEY"}));
+  // Both through the providers' own SDKs (AI SDK for opencode).
+  if (agent == "opencode" || agent == "pi") {
+    add(AnthropicLogins(false));
+    add(OpenAiLogins({"OPENAI_API_KEY"}));
+  }
+  return logins;
+}
+
 // What of each agent's settings its box gets (agents.settings: copy): the
 // files with keys that run programs, as each agent documents them, with
 // those keys; its login files; its instructions (memory, commands, agents,
@@ -176,7 +231,10 @@ std::vector<Recipe> BuiltIn() {
   r.push_back(Npm("letta", "@letta-ai/letta-code", {"~/.letta/"}, "",
                   {"LETTA_API_KEY", "LETTA_BASE_URL"}, {"api.letta.com"}, {"--yolo"}, {"--yolo"},
                   Shells(), false));
-  for (Recipe& recipe : r) recipe.copy = CopyOf(recipe.name);
+  for (Recipe& recipe : r) {
+    recipe.copy = CopyOf(recipe.name);
+    recipe.logins = LoginsOf(recipe.name);
+  }
   // Codex keeps its own sandbox when unboxed: nothing else stands between it
   // and the machine.
   for (Recipe& recipe : r) {
@@ -216,6 +274,9 @@ void Overlay(Recipe& recipe, const policy::AgentRecipeConfig& config) {
   if (auto it = config.strings.find("settings"); it != config.strings.end()) {
     recipe.own_settings = it->second == "own";
   }
+  if (auto it = config.strings.find("logins"); it != config.strings.end()) {
+    recipe.logins_mode = it->second;
+  }
   if (recipe.binary.empty()) recipe.binary = recipe.name;
   // What CI verified is the built-in recipe, not this one.
   recipe.verified = false;
@@ -249,6 +310,11 @@ Result<std::vector<Recipe>> Recipes(const policy::AgentsPolicy& agents) {
     }
   }
   return recipes;
+}
+
+bool PassLogins(const policy::Policy& policy) {
+  auto it = policy.settings.find("agents.logins");
+  return it != policy.settings.end() && it->second.value == "pass";
 }
 
 const Recipe* FindRecipe(const std::vector<Recipe>& recipes, const std::string& name) {

@@ -51,6 +51,22 @@ std::string DescribePlan(const SessionPlan& plan) {
     for (const auto& name : plan.passed_by_name) out << " " << name;
     out << "\n";
   }
+  if (!plan.logins.empty()) {
+    out << "logins (the box has a stand-in; the session's proxy adds the real value only on "
+           "the way to their hosts):\n";
+    for (const BoxLogin& login : plan.logins) {
+      out << "  " << login.variable << ": in " << login.header
+          << (login.prefix.empty() ? "" : " (" + login.prefix + "...)") << " to";
+      for (const auto& host : login.hosts) out << " " << host;
+      out << "\n";
+    }
+  }
+  if (!plan.logins_passed.empty()) {
+    out << "logins in the box as they are"
+        << (plan.logins_passed_why.empty() ? "" : " (" + plan.logins_passed_why + ")") << ":";
+    for (const auto& name : plan.logins_passed) out << " " << name;
+    out << "\n";
+  }
   for (const auto& note : plan.notes) out << note << "\n";
   return out.str();
 }

@@ -181,8 +181,13 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
                                                             : folder.in_box;
     mounts.push_back(Bind(folder.host, target, false, folder.why));
   }
+  PlanLogins(input, plan);
   std::string ca_in_box;
-  if (!input.ca_bundle.empty()) {
+  if (!plan.logins.empty()) {  // written once the session's proxy has started
+    ca_in_box = kCaInBox;
+    mounts.push_back(Bind(plan.session_dir + "/" + kCaBundleFile, ca_in_box, true,
+                          "the host's trusted CA bundle plus this session's CA (login hosts)"));
+  } else if (!input.ca_bundle.empty()) {
     ca_in_box = kCaInBox;
     mounts.push_back(Bind(input.ca_bundle, ca_in_box, true, "the host's trusted CA bundle"));
   }
@@ -217,6 +222,7 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
       if (names != &policy.pass) plan.env.push_back(name + "=" + value);
     }
   }
+  UseStandIns(plan);
 
   plan.allowed_domains = policy.network.allowed_domains;  // checked when loaded
   std::string repo = git.common_dir.empty() ? git.git_dir : git.common_dir;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -143,6 +144,29 @@ std::vector<std::pair<std::string, std::string>> ShellEnvironment(
 // The proxy settings every common client reads (curl, git, npm, yarn, pip,
 // node, ssh through `corral-shim connect`), pointing at the shim's bridge.
 std::vector<std::string> ProxyEnvironment();
+
+// The agent's logins (box_logins.cc, docs/logins.md).
+// The recognizable start of a login's value that its stand-in keeps
+// ("sk-ant-api03-", "sk-proj-", "ghp_"); "" when none is known.
+std::string LoginValuePrefix(std::string_view value);
+// A stand-in for `value`, unique to this call: its prefix kept, every other
+// letter, digit, '-' or '_' a random one of the same class (the kernel's
+// CSPRNG), anything else kept; as long as the value. "" when fewer than 8
+// positions would be random: too short to stand in for.
+std::string StandIn(std::string_view value);
+// Where a login goes: its base URL's host:port when that variable is set to
+// an http(s) URL, else the recipe's hosts at 443.
+std::vector<std::string> LoginHosts(const BoxLogin& login, const char* base_url);
+// plan.logins (with stand-ins) and plan.logins_passed, from the agent's
+// logins that are set now; nothing unless input.logins_through_proxy.
+void PlanLogins(const PlanInput& input, SessionPlan& plan);
+// The box's env gets each login's stand-in in place of its value; none is
+// passed by name any more.
+void UseStandIns(SessionPlan& plan);
+// Back to the values as they are, for a session whose proxy cannot hold
+// them (the network mode's sidecar): env, passed_by_name, the CA mount.
+void PassLoginsAsTheyAre(SessionPlan& plan, const std::function<const char*(const char*)>& getenv,
+                         const std::string& ca_bundle, const std::string& why);
 
 inline constexpr const char* kCaInBox = "/etc/ssl/certs/ca-certificates.crt";
 inline constexpr const char* kBoxPath =

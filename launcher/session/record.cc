@@ -100,6 +100,14 @@ RecordCounts SessionRecord::Counts() const {
   return counts_;
 }
 
+namespace {
+std::vector<std::string> LoginNames(const SessionPlan& plan) {
+  std::vector<std::string> names;
+  for (const BoxLogin& login : plan.logins) names.push_back(login.variable);
+  return names;
+}
+}  // namespace
+
 nlohmann::json StartedEvent(const SessionPlan& plan, const BoxDecision& box,
                             const std::vector<std::string>& agent_command,
                             const std::string& engine, const std::string& endpoint) {
@@ -114,7 +122,10 @@ nlohmann::json StartedEvent(const SessionPlan& plan, const BoxDecision& box,
           {"endpoint", or_null(endpoint)},
           // Where the box's services run: on this machine, beside corral.
           {"mode", box.boxed ? nlohmann::json("local") : nlohmann::json("unboxed")},
-          {"allowed_hosts", box.boxed ? nlohmann::json(plan.allowed_domains) : nlohmann::json(nullptr)}};
+          {"allowed_hosts", box.boxed ? nlohmann::json(plan.allowed_domains) : nlohmann::json(nullptr)},
+          // Names only: which logins the proxy holds, which the box has as they are.
+          {"logins", box.boxed ? nlohmann::json(LoginNames(plan)) : nlohmann::json(nullptr)},
+          {"logins_passed", box.boxed ? nlohmann::json(plan.logins_passed) : nlohmann::json(nullptr)}};
 }
 
 Result<Recorder> Recorder::Start(const SessionPlan& plan, const RunOptions& options,

@@ -38,7 +38,7 @@ std::uint64_t HostServices::Stop() {
 Result<HostServices> StartServices(const policy::Policy& policy,
                                    const policy::LoadOptions& policy_source,
                                    const SessionPlan& plan, bool with_proxy,
-                                   SessionRecord& record) {
+                                   SessionRecord& record, const LoginSource& logins) {
   HostServices services;
 
   policy::OracleOptions oracle;
@@ -68,12 +68,26 @@ Result<HostServices> StartServices(const policy::Policy& policy,
     config.rules.allowed_domains = plan.allowed_domains;  // policy's plus the git host
     config.listen = "unix:" + plan.session_dir + "/" + kProxySocket;
     config.log = [&record](std::string_view line) { record.Network(line); };
+    auto held = ProxyLogins(plan, logins);
+    if (!held) {
+      services.Stop();
+      return held.error();
+    }
+    config.logins = std::move(*held);
+    config.upstream_ca_file = logins.ca_bundle;
     auto proxy = netfilter::Proxy::Start(config);
     if (!proxy) {
       services.Stop();
       return proxy.error().Context("the egress proxy did not start");
     }
     services.proxy = std::move(*proxy);
+    // Before the box is made: its CA mount names this file.
+    if (!plan.logins.empty()) {
+      if (auto ok = WriteBoxCaBundle(plan, logins.ca_bundle, services.proxy->ca_pem()); !ok) {
+        services.Stop();
+        return ok.error();
+      }
+    }
   }
   return services;
 }

@@ -172,13 +172,33 @@ struct HostServices {
 // time; a broken source list counts as nobody (with a warning).
 std::function<bool()> Watching(const policy::PresencePolicy& presence);
 
-// Starts the oracle, and the proxy when `with_proxy`. Either failing is an
-// error: the session does not start without them.
+// Where the proxy's logins come from (proxy_logins.cc): their real values
+// from corral's own environment, read when the proxy starts and never
+// written down; `ca_bundle`, the host's, checks the login hosts upstream.
+struct LoginSource {
+  std::function<const char*(const char*)> getenv;
+  std::string ca_bundle;
+};
+// The proxy's logins for `plan.logins`, one per stand-in. An error when a
+// value is gone or changed length since the plan was made.
+Result<std::vector<netfilter::Login>> ProxyLogins(const SessionPlan& plan,
+                                                  const LoginSource& source);
+// The box's trusted CA bundle in the session folder (kCaBundleFile): the
+// host's bundle, then the session CA's certificate. Mode 0644: the box reads it.
+Result<void> WriteBoxCaBundle(const SessionPlan& plan, const std::string& host_bundle,
+                              const std::string& ca_pem);
+// The start line about logins: which the proxy holds, which are in the box
+// as they are and why; "" when there are none.
+std::string LoginsLine(const SessionPlan& plan);
+
+// Starts the oracle, and the proxy when `with_proxy` (holding plan.logins,
+// and then writing the box's CA bundle before the box is made). Either
+// failing is an error: the session does not start without them.
 // Their decisions go to `record`, which must outlive them.
 Result<HostServices> StartServices(const policy::Policy& policy,
                                    const policy::LoadOptions& policy_source,
                                    const SessionPlan& plan, bool with_proxy,
-                                   SessionRecord& record);
+                                   SessionRecord& record, const LoginSource& logins = {});
 
 // The session's host side: terminal mode, signals, the watchdog socket, the
 // reaper, and the stream pump between this terminal and the box. Private.

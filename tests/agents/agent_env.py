@@ -31,15 +31,23 @@ def agent_args(name, base_url, prompt):
             "-c", 'model_providers.scripted.name="scripted"',
             "-c", f'model_providers.scripted.base_url="{base_url}/v1"',
             "-c", 'model_providers.scripted.wire_api="responses"',
+            "-c", 'model_providers.scripted.env_key="OPENAI_API_KEY"',
             prompt]
+
+
+# The key the agents are given: the scripted model checks nothing, but a
+# boxed session's proxy must add it in place of the box's stand-in.
+SCRIPTED_KEY = "sk-scripted-model"
 
 
 def agent_env(name, base_url):
     """Variables the agent needs to talk to the scripted model (no real key)."""
     if name == "claude":
-        return {"ANTHROPIC_BASE_URL": base_url, "ANTHROPIC_API_KEY": "sk-scripted-model",
+        return {"ANTHROPIC_BASE_URL": base_url, "ANTHROPIC_API_KEY": SCRIPTED_KEY,
                 "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"}
-    return {}
+    # Codex sends the provider's env_key as a bearer token; OPENAI_BASE_URL
+    # tells corral's proxy which host the login goes to.
+    return {"OPENAI_API_KEY": SCRIPTED_KEY, "OPENAI_BASE_URL": f"{base_url}/v1"}
 
 
 def command(name, base_url, home, prompt):

@@ -59,10 +59,17 @@ class Recorder:
         self._lock = threading.Lock()
         self._requests = []
 
-    def add(self, method, path, headers, body):
+    def add(self, method, path, headers, body, login=None):
+        """`login`: the login headers the request carried (x-api-key,
+        authorization), kept apart from `headers` so no transcript has them."""
         with self._lock:
             self._requests.append({"method": method, "path": path, "headers": headers,
-                                   "body": body})
+                                   "body": body, "login": login or {}})
+
+    def logins(self, header):
+        """Each distinct value of a login header the server received."""
+        with self._lock:
+            return {r["login"][header] for r in self._requests if header in r["login"]}
 
     def all(self):
         with self._lock:
@@ -398,9 +405,11 @@ class ScriptedModel:
                     return raw.decode("utf-8", "replace")
 
             def _record(self, body):
-                keep = {k: v for k, v in self.headers.items()
-                        if k.lower() not in ("authorization", "x-api-key")}
-                model.requests.add(self.command, self.path, keep, body)
+                login_headers = ("authorization", "x-api-key")
+                keep = {k: v for k, v in self.headers.items() if k.lower() not in login_headers}
+                login = {k.lower(): v for k, v in self.headers.items()
+                         if k.lower() in login_headers}
+                model.requests.add(self.command, self.path, keep, body, login)
                 if model.log:
                     summary = ""
                     if isinstance(body, dict):

@@ -49,6 +49,11 @@ def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
 
+# The login each agent's session gives it, and where the model finds it.
+LOGIN_VARIABLES = {"claude": "ANTHROPIC_API_KEY", "codex": "OPENAI_API_KEY"}
+LOGIN_HEADERS = {"claude": ("x-api-key", ""), "codex": ("authorization", "Bearer ")}
+
+
 def start_engine():
     started.start_engine(ENGINE)
 
@@ -128,6 +133,19 @@ class Session:
             return {step: text for step, (text, _) in model.claude_results().items()}
         return model.codex_results()
 
+    def started_event(self):
+        """The last session_started event in the session records."""
+        found = {}
+        for path in sorted((self.work / "state").rglob("*.jsonl")):
+            for line in path.read_text().splitlines():
+                try:
+                    event = json.loads(line)
+                except ValueError:
+                    continue
+                if event.get("event") == "session_started":
+                    found = event
+        return found
+
     def inbox(self):
         r = run([CORRAL, "inbox", "--json"], env=self.env)
         try:
@@ -153,6 +171,18 @@ def unattended(session):
     check(hosts == {f"model.test:{model.port}"},
           f"{agent}: every request reached the model by its allowed name, through the proxy",
           hosts)
+    # The box held a stand-in; the proxy added the real key on the way out.
+    header, prefix = LOGIN_HEADERS[agent]
+    got = model.requests.logins(header)
+    check(got == {prefix + agent_env.SCRIPTED_KEY},
+          f"{agent}: the model received the real key in {header} on every request "
+          "(added by the session's proxy)", sorted(v[:len(prefix) + 3] + "..." for v in got))
+    started = session.started_event()
+    check(started.get("logins") == [LOGIN_VARIABLES[agent]] and agent_env.SCRIPTED_KEY not in json.dumps(started),
+          f"{agent}: the session record names the login the proxy holds, and no value",
+          json.dumps({k: started.get(k) for k in ("logins", "logins_passed")}))
+    check("logins held by the proxy (the box has stand-ins): " + LOGIN_VARIABLES[agent]
+          in r.stderr, f"{agent}: the start line says the proxy holds the login", r.stderr[-800:])
     results = session.results(model)
     check(sorted(results) == [0, 1, 2, 3], f"{agent}: sent back a result for each step",
           sorted(results))
@@ -188,13 +218,39 @@ def watched(session):
     agent = session.agent
     run([CORRAL, "presence", "ping"], env=session.env)
     check(session.heartbeat.exists(), f"{agent}: `corral presence ping` wrote the heartbeat")
-    steps = [sm.shell_step('export PATH="$PWD/.stand-in:$PATH"; aws s3 ls')]
+    # The box's environment goes to files in the project, never back to the
+    # model: the proxy refuses a stand-in in a request body.
+    steps = [sm.shell_step('export PATH="$PWD/.stand-in:$PATH"; aws s3 ls'),
+             sm.shell_step("env > box-env.txt; (tr '\\0' '\\n' < /proc/1/environ || "
+                           "echo unreadable) > pid1-env.txt 2>&1; echo saved")]
     model, r, seconds = session.run_agent(steps, timeout=600)
     results = session.results(model)
     check(r.returncode == 0 and "aws stand-in ran: s3 ls" in results.get(0, ""),
           f"{agent}: with somebody watching, `aws s3 ls` runs ({seconds:.1f} s)",
           f"exit {r.returncode}: {results.get(0)!r} {r.stderr[-600:]}")
     check(session.inbox() == [], f"{agent}: nothing was added to the inbox while watched")
+    box_env(session)
+
+
+def box_env(session):
+    """What the box's environment (and PID 1's) held: a stand-in, never the key."""
+    agent, real = session.agent, agent_env.SCRIPTED_KEY
+    variable = LOGIN_VARIABLES[agent]
+    env_file, pid1_file = session.proj / "box-env.txt", session.proj / "pid1-env.txt"
+    text = env_file.read_text() if env_file.exists() else ""
+    values = [line.split("=", 1)[1] for line in text.splitlines()
+              if line.startswith(variable + "=")]
+    stand_in = values[0] if values else ""
+    check(len(values) == 1 and len(stand_in) == len(real) and stand_in != real
+          and stand_in.startswith("sk-"),
+          f"{agent}: the box's {variable} is a stand-in of the key's length and prefix",
+          f"{len(values)} values; length {len(stand_in)} vs {len(real)}")
+    check(text and real not in text, f"{agent}: the real key is nowhere in the box's env",
+          "env not saved" if not text else "found")
+    pid1 = pid1_file.read_text() if pid1_file.exists() else "not saved"
+    readable = "unreadable" not in pid1 and pid1 != "not saved"
+    check(real not in pid1, f"{agent}: the real key is not in PID 1's environment ("
+          + ("read it" if readable else "not readable from the box") + ")")
 
 
 def main():

@@ -70,9 +70,21 @@ class AgentsCliTest(unittest.TestCase):
                           env={"ANTHROPIC_API_KEY": "sk-very-secret", "OPENAI_API_KEY": "sk-other"})
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertNotIn("sk-very-secret", out.stdout + out.stderr)
-        self.assertIn("passed by name (values from your environment, never shown): "
-                      "ANTHROPIC_API_KEY\n", out.stdout)
+        # The key is a login the session's proxy holds: named with its header and host.
+        self.assertIn("ANTHROPIC_API_KEY: in x-api-key to api.anthropic.com:443\n", out.stdout)
+        self.assertIn('"ANTHROPIC_API_KEY=(a stand-in made at start)"', out.stdout)
+        self.assertNotIn("passed by name", out.stdout)
         self.assertNotIn("OPENAI_API_KEY", out.stdout)
+        # agents.logins: pass keeps it in the box as it is, by name.
+        passed = self.corral("--set", "level=always", "--set", "agents.recipes=" + PIN,
+                             "--set", "agents.logins=pass", "run", "--print", "claude",
+                             env={"ANTHROPIC_API_KEY": "sk-very-secret"})
+        self.assertEqual(passed.returncode, 0, passed.stderr)
+        self.assertNotIn("sk-very-secret", passed.stdout + passed.stderr)
+        self.assertIn("passed by name (values from your environment, never shown): "
+                      "ANTHROPIC_API_KEY\n", passed.stdout)
+        self.assertIn("logins in the box as they are (agents.logins: pass): ANTHROPIC_API_KEY\n",
+                      passed.stdout)
         self.assertIn("image corral-agent-claude:1.0.0", out.stdout)
         self.assertIn("claude --dangerously-skip-permissions -p hi", out.stdout)
         self.assertIn("api.anthropic.com", out.stdout.split("network:")[1].split("\n")[0])

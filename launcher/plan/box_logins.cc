@@ -1,0 +1,189 @@
+// The agent's logins in the plan (docs/logins.md): for each one that is set,
+// the box gets a stand-in of the value's shape and length, and the session's
+// proxy the real value (read again from corral's environment when it starts).
+#include <sys/random.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+#include "launcher/plan/plan.h"
+
+namespace corral::launcher {
+namespace {
+
+// Fewer random positions than this, and a stand-in could be guessed from
+// the value's shape: such a value stays in the box as it is, with a note.
+constexpr std::size_t kMinRandom = 8;
+
+// One random byte below `bound` (no modulo bias), from the kernel's CSPRNG.
+unsigned char RandomBelow(unsigned bound) {
+  const unsigned limit = 256 - 256 % bound;
+  while (true) {
+    unsigned char byte = 0;
+    if (::getrandom(&byte, 1, 0) == 1 && byte < limit) return byte % bound;
+  }
+}
+
+char SameClass(char c) {
+  static constexpr char kDigits[] = "0123456789";
+  static constexpr char kLower[] = "abcdefghijklmnopqrstuvwxyz";
+  static constexpr char kUpper[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  unsigned char u = static_cast<unsigned char>(c);
+  if (std::isdigit(u)) return kDigits[RandomBelow(10)];
+  if (std::islower(u)) return kLower[RandomBelow(26)];
+  if (std::isupper(u)) return kUpper[RandomBelow(26)];
+  if (c == '-' || c == '_') return RandomBelow(2) ? '-' : '_';  // base64url's two
+  return c;  // a JWT's dots, padding: the shape
+}
+
+bool Randomized(char c) {
+  unsigned char u = static_cast<unsigned char>(c);
+  return std::isalnum(u) || c == '-' || c == '_';
+}
+
+}  // namespace
+
+std::string LoginValuePrefix(std::string_view value) {
+  // Longest first. Anthropic (API key, OAuth token), OpenAI (project,
+  // service account, admin, legacy), OpenRouter, GitHub, Google, GitLab.
+  static constexpr std::array<std::string_view, 17> kPrefixes = {
+      "sk-ant-api03-", "sk-ant-oat01-", "sk-ant-ort01-", "sk-svcacct-", "github_pat_",
+      "sk-or-v1-",     "sk-admin-",     "sk-proj-",      "sk-ant-",     "glpat-",
+      "ghp_",          "gho_",          "ghu_",          "ghs_",        "ghr_",
+      "AIza",          "sk-"};
+  for (std::string_view prefix : kPrefixes) {
+    if (value.size() > prefix.size() && value.substr(0, prefix.size()) == prefix) {
+      return std::string(prefix);
+    }
+  }
+  return "";
+}
+
+std::string StandIn(std::string_view value) {
+  std::string prefix = LoginValuePrefix(value);
+  std::string_view rest = value.substr(prefix.size());
+  if (static_cast<std::size_t>(std::count_if(rest.begin(), rest.end(), Randomized)) < kMinRandom) {
+    return "";
+  }
+  while (true) {
+    std::string out = prefix;
+    for (char c : rest) out += SameClass(c);
+    if (out != value) return out;
+  }
+}
+
+std::vector<std::string> LoginHosts(const BoxLogin& login, const char* base_url) {
+  if (base_url && *base_url) {
+    std::string host = HostOfUrl(base_url);
+    std::string scheme = std::string(base_url).substr(0, 5);
+    if (!host.empty() && (scheme == "http:" || scheme == "https")) return {host};
+  }
+  std::vector<std::string> hosts;
+  for (const std::string& host : login.hosts) {
+    hosts.push_back(host.find(':') == std::string::npos ? host + ":443" : host);
+  }
+  return hosts;
+}
+
+void PlanLogins(const PlanInput& input, SessionPlan& plan) {
+  auto get = [&](const std::string& name) -> const char* {
+    const char* value = input.getenv && !name.empty() ? input.getenv(name.c_str()) : nullptr;
+    return value && *value ? value : nullptr;
+  };
+  const AgentAdditions& agent = input.agent;
+  if (!input.logins_through_proxy) return;
+  for (const BoxLogin& login : agent.logins) {
+    const char* value = get(login.variable);
+    if (!value) continue;
+    if (agent.logins_pass) {
+      plan.logins_passed.push_back(login.variable);
+      plan.logins_passed_why = "agents.logins: pass";
+      continue;
+    }
+    BoxLogin planned = login;
+    planned.hosts = LoginHosts(login, get(login.base_url_variable));
+    // The same value in two variables gets the same stand-in; the proxy
+    // holds one login for it (two would overlap), the first one's header.
+    auto same = std::find_if(plan.logins.begin(), plan.logins.end(), [&](const BoxLogin& other) {
+      const char* other_value = get(other.variable);
+      return other_value && std::string_view(other_value) == value;
+    });
+    if (same != plan.logins.end()) {
+      plan.notes.push_back("login " + login.variable + " holds the same value as " +
+                           same->variable + ": the box has one stand-in for both, added in " +
+                           same->header + " as " + same->variable + "'s is");
+      planned.stand_in = same->stand_in;
+      plan.logins.push_back(std::move(planned));
+      continue;
+    }
+    planned.stand_in = StandIn(value);
+    if (planned.stand_in.empty()) {
+      plan.logins_passed.push_back(login.variable);
+      plan.notes.push_back("warning: login " + login.variable + " is too short to stand in for "
+                           "(under " + std::to_string(kMinRandom) + " random characters): the "
+                           "box has it as it is");
+      continue;
+    }
+    plan.logins.push_back(std::move(planned));
+  }
+}
+
+void UseStandIns(SessionPlan& plan) {
+  auto login_of = [&](const std::string& name) -> const BoxLogin* {
+    for (const BoxLogin& login : plan.logins) {
+      if (login.variable == name) return &login;
+    }
+    return nullptr;
+  };
+  std::vector<std::string> placed;
+  for (std::string& entry : plan.env) {
+    std::string name = entry.substr(0, entry.find('='));
+    if (const BoxLogin* login = login_of(name)) {
+      entry = name + "=" + login->stand_in;
+      placed.push_back(name);
+    }
+  }
+  for (const BoxLogin& login : plan.logins) {
+    if (std::find(placed.begin(), placed.end(), login.variable) == placed.end()) {
+      plan.env.push_back(login.variable + "=" + login.stand_in);
+    }
+  }
+  auto& passed = plan.passed_by_name;
+  passed.erase(std::remove_if(passed.begin(), passed.end(),
+                              [&](const std::string& name) { return login_of(name) != nullptr; }),
+               passed.end());
+}
+
+void PassLoginsAsTheyAre(SessionPlan& plan, const std::function<const char*(const char*)>& getenv,
+                         const std::string& ca_bundle, const std::string& why) {
+  if (plan.logins.empty()) return;
+  for (const BoxLogin& login : plan.logins) {
+    const char* value = getenv ? getenv(login.variable.c_str()) : nullptr;
+    for (std::string& entry : plan.env) {
+      if (entry.rfind(login.variable + "=", 0) == 0) entry = login.variable + "=" + (value ? value : "");
+    }
+    plan.passed_by_name.push_back(login.variable);
+    plan.logins_passed.push_back(login.variable);
+  }
+  plan.logins.clear();
+  plan.logins_passed_why = why;
+  // The box trusts the host's bundle again, as it does without logins.
+  auto ca = std::find_if(plan.mounts.begin(), plan.mounts.end(),
+                         [](const Mount& m) { return m.target == kCaInBox; });
+  if (ca == plan.mounts.end()) return;
+  if (!ca_bundle.empty()) {
+    ca->source = ca_bundle;
+    ca->why = "the host's trusted CA bundle";
+    return;
+  }
+  plan.mounts.erase(ca);
+  plan.env.erase(std::remove_if(plan.env.begin(), plan.env.end(),
+                                [](const std::string& entry) {
+                                  return entry.find(std::string("=") + kCaInBox) !=
+                                         std::string::npos;
+                                }),
+                 plan.env.end());
+}
+
+}  // namespace corral::launcher

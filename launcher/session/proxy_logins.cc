@@ -1,0 +1,60 @@
+// The session's logins on the host side (docs/logins.md): the real values
+// go to the proxy, read from corral's environment as it starts; the box gets
+// the session CA in its trusted bundle, and a start line names them.
+#include <algorithm>
+
+#include "launcher/plan/plan.h"
+#include "launcher/session/session.h"
+
+namespace corral::launcher {
+
+Result<std::vector<netfilter::Login>> ProxyLogins(const SessionPlan& plan,
+                                                  const LoginSource& source) {
+  std::vector<netfilter::Login> logins;
+  for (const BoxLogin& login : plan.logins) {
+    // Two variables with one value share a stand-in: the proxy holds it once.
+    if (std::any_of(logins.begin(), logins.end(),
+                    [&](const netfilter::Login& l) { return l.stand_in == login.stand_in; })) {
+      continue;
+    }
+    const char* value = source.getenv ? source.getenv(login.variable.c_str()) : nullptr;
+    if (!value || std::string_view(value).size() != login.stand_in.size()) {
+      return Error("the login in $" + login.variable + " changed while the session was being "
+                   "set up: start the session again");
+    }
+    logins.push_back({login.variable, login.hosts, login.header, login.prefix, value,
+                      login.stand_in});
+  }
+  return logins;
+}
+
+Result<void> WriteBoxCaBundle(const SessionPlan& plan, const std::string& host_bundle,
+                              const std::string& ca_pem) {
+  std::string text = host_bundle.empty() ? "" : ReadText(host_bundle);
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  text += "# corral session " + plan.session_id + ": the proxy's CA for login hosts\n" + ca_pem;
+  auto ok = WriteFile(plan.session_dir + "/" + kCaBundleFile, text, 0644);
+  if (!ok) return ok.error().Context("write the box's CA bundle");
+  return Ok();
+}
+
+std::string LoginsLine(const SessionPlan& plan) {
+  std::string line;
+  if (!plan.logins.empty()) {
+    line = "logins held by the proxy (the box has stand-ins):";
+    for (const BoxLogin& login : plan.logins) {
+      line += " " + login.variable + " (";
+      for (std::size_t i = 0; i < login.hosts.size(); ++i) line += (i ? ", " : "") + login.hosts[i];
+      line += ")";
+    }
+  }
+  if (!plan.logins_passed.empty()) {
+    line += std::string(line.empty() ? "" : "; ") + "logins in the box as they are";
+    if (!plan.logins_passed_why.empty()) line += " (" + plan.logins_passed_why + ")";
+    line += ":";
+    for (const std::string& name : plan.logins_passed) line += " " + name;
+  }
+  return line;
+}
+
+}  // namespace corral::launcher

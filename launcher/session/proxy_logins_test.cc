@@ -1,0 +1,74 @@
+#include <gtest/gtest.h>
+
+#include "launcher/plan/plan.h"
+#include "launcher/session/session.h"
+#include "launcher/test_util.h"
+
+namespace corral::launcher {
+namespace {
+
+using testing::TempTree;
+
+SessionPlan PlanWithLogins(const std::string& session_dir) {
+  SessionPlan plan;
+  plan.session_id = "0123456789ab";
+  plan.session_dir = session_dir;
+  plan.logins = {
+      {"ANTHROPIC_API_KEY", "x-api-key", "", {"model.test:8080"}, "ANTHROPIC_BASE_URL",
+       "sk-QQQQQQQQQQQQQQ"},
+      {"ANTHROPIC_AUTH_TOKEN", "Authorization", "Bearer ", {"model.test:8080"},
+       "ANTHROPIC_BASE_URL", "sk-QQQQQQQQQQQQQQ"}};  // one value in both
+  return plan;
+}
+
+const char* Env(const char* name) {
+  std::string n = name;
+  return n == "ANTHROPIC_API_KEY" || n == "ANTHROPIC_AUTH_TOKEN" ? "sk-scripted-model" : nullptr;
+}
+
+TEST(ProxyLogins, RealValuesFromTheEnvironmentOnePerStandIn) {
+  TempTree tree;
+  auto logins = ProxyLogins(PlanWithLogins(tree.root()), {Env, ""});
+  ASSERT_TRUE(logins) << logins.error().message;
+  ASSERT_EQ(logins->size(), 1u);
+  const netfilter::Login& login = (*logins)[0];
+  EXPECT_EQ(login.name, "ANTHROPIC_API_KEY");
+  EXPECT_EQ(login.value, "sk-scripted-model");
+  EXPECT_EQ(login.stand_in, "sk-QQQQQQQQQQQQQQ");
+  EXPECT_EQ(login.header, "x-api-key");
+  EXPECT_EQ(login.hosts, std::vector<std::string>{"model.test:8080"});
+}
+
+TEST(ProxyLogins, AValueThatChangedLengthIsAnError) {
+  TempTree tree;
+  auto logins = ProxyLogins(PlanWithLogins(tree.root()),
+                            {[](const char*) -> const char* { return "short"; }, ""});
+  ASSERT_FALSE(logins);
+  EXPECT_NE(logins.error().message.find("$ANTHROPIC_API_KEY changed"), std::string::npos);
+}
+
+TEST(WriteBoxCaBundle, TheHostsBundleThenTheSessionCa) {
+  TempTree tree;
+  std::string host = tree.File("etc/ca.crt", "HOST CERTS");
+  SessionPlan plan = PlanWithLogins(tree.Dir("session"));
+  ASSERT_TRUE(WriteBoxCaBundle(plan, host, "SESSION CA\n"));
+  std::string text = ReadText(plan.session_dir + "/" + kCaBundleFile);
+  EXPECT_EQ(text.find("HOST CERTS\n"), 0u);
+  EXPECT_NE(text.find("SESSION CA\n"), std::string::npos);
+}
+
+TEST(LoginsLine, NamesWhatTheProxyHoldsAndWhatPassesAndWhy) {
+  SessionPlan plan = PlanWithLogins("/x");
+  EXPECT_EQ(LoginsLine(plan),
+            "logins held by the proxy (the box has stand-ins): ANTHROPIC_API_KEY "
+            "(model.test:8080) ANTHROPIC_AUTH_TOKEN (model.test:8080)");
+  plan.logins.clear();
+  plan.logins_passed = {"OPENAI_API_KEY"};
+  plan.logins_passed_why = "agents.logins: pass";
+  EXPECT_EQ(LoginsLine(plan), "logins in the box as they are (agents.logins: pass): OPENAI_API_KEY");
+  plan.logins_passed.clear();
+  EXPECT_EQ(LoginsLine(plan), "");
+}
+
+}  // namespace
+}  // namespace corral::launcher
