@@ -169,8 +169,10 @@ std::vector<Recipe> BuiltIn() {
                   "CLAUDE_CONFIG_DIR",
                   {"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",
                    "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL"},
-                  {"api.anthropic.com", "console.anthropic.com", "claude.ai",
-                   "statsig.anthropic.com"},
+                  // platform.claude.com: its login flow and token refresh
+                  // (Claude Code 2.1.332 reaches it at start).
+                  {"api.anthropic.com", "console.anthropic.com", "platform.claude.com",
+                   "claude.ai", "statsig.anthropic.com"},
                   {"--dangerously-skip-permissions"},
                   {"--dangerously-skip-permissions", "--permission-mode=bypassPermissions"},
                   Shells({"$CLAUDE_CODE_SHELL"}), true));
