@@ -8,8 +8,11 @@
 //       corral's Proxy (netfilter.h) with one login for LOGIN_HOST; TUNNEL_HOST
 //       is allowed and stays a tunnel; writes the session CA to CA_OUT,
 //       prints its port, serves until SIGTERM
-//   logins_bench latency PROXY|direct TARGET CA N   one keep-alive TLS connection:
-//       N POSTs after 50 to warm up; prints "p50_us p99_us login"
+//   logins_bench latency N PROXY|direct TARGET CA [PROXY|direct TARGET CA ...]
+//       one keep-alive TLS connection per path; 50 POSTs on each to warm up,
+//       then N rounds of one POST on each path in turn (so a burst of load
+//       from elsewhere falls on every path alike); prints per path, in order,
+//       "p50_us p99_us login"
 //   logins_bench download PROXY|direct TARGET CA BYTES   prints "seconds login"
 //   logins_bench ttfb PROXY|direct TARGET CA N   N SSE requests on one connection,
 //       then N more each on a new connection (CONNECT and TLS included);
@@ -32,6 +35,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -281,6 +285,40 @@ double Quantile(std::vector<double> v, double q) {
   return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
 }
 
+std::string Headers(const std::string& target) { return "Host: " + target + "\r\nx-api-key: " + kStandIn + "\r\n"; }
+
+int Latency(int argc, char** argv) {
+  struct Path {
+    std::unique_ptr<Client> client;
+    std::string request, login;
+    std::vector<double> us;
+  };
+  std::vector<Path> paths;
+  for (int i = 3; i + 2 < argc; i += 3) {
+    Path path;
+    path.client = std::make_unique<Client>(ClientContext(argv[i + 2]), argv[i], argv[i + 1]);
+    path.request = "POST /small HTTP/1.1\r\n" + Headers(argv[i + 1]) +
+                   "Content-Type: application/json\r\nContent-Length: 1024\r\n\r\n" + std::string(1024, 'q');
+    for (int warm = 0; warm < 50; ++warm) {
+      path.client->Send(path.request);
+      path.login = path.client->Response();
+    }
+    paths.push_back(std::move(path));
+  }
+  for (int i = 0, n = std::atoi(argv[2]); i < n; ++i) {
+    for (Path& path : paths) {
+      auto start = Clock::now();
+      path.client->Send(path.request);
+      path.client->Response();
+      path.us.push_back(Ms(Clock::now() - start) * 1000);
+    }
+  }
+  for (const Path& path : paths) {
+    std::printf("%.1f %.1f %s\n", Quantile(path.us, 0.5), Quantile(path.us, 0.99), path.login.c_str());
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -288,32 +326,15 @@ int main(int argc, char** argv) {
   std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "origin" && argc == 6) Origin(std::atoi(argv[2]), std::atoi(argv[3]), argv[4], argv[5]);
   if (mode == "proxy" && argc == 7) RunProxy(argv);
+  if (mode == "latency" && argc >= 6 && (argc - 3) % 3 == 0) return Latency(argc, argv);
   if (argc != 6) {
     std::fprintf(stderr, "usage: see the comment at the top of bench/logins_bench.cc\n");
     return 2;
   }
   std::string via = argv[2], target = argv[3];
   SSL_CTX* ctx = ClientContext(argv[4]);
-  std::string host_header = "Host: " + target + "\r\nx-api-key: " + kStandIn + "\r\n";
-  if (mode == "latency") {
-    std::string body(1024, 'q');
-    std::string request = "POST /small HTTP/1.1\r\n" + host_header +
-                          "Content-Type: application/json\r\nContent-Length: 1024\r\n\r\n" + body;
-    Client client(ctx, via, target);
-    std::string login;
-    for (int i = 0; i < 50; ++i) {
-      client.Send(request);
-      login = client.Response();
-    }
-    std::vector<double> us;
-    for (int i = 0, n = std::atoi(argv[5]); i < n; ++i) {
-      auto start = Clock::now();
-      client.Send(request);
-      client.Response();
-      us.push_back(Ms(Clock::now() - start) * 1000);
-    }
-    std::printf("%.1f %.1f %s\n", Quantile(us, 0.5), Quantile(us, 0.99), login.c_str());
-  } else if (mode == "download") {
+  std::string host_header = Headers(target);
+  if (mode == "download") {
     Client client(ctx, via, target);
     auto start = Clock::now();
     client.Send("GET /bytes/" + std::string(argv[5]) + " HTTP/1.1\r\n" + host_header + "\r\n");
