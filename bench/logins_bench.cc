@@ -55,7 +55,9 @@ const std::string kStandIn = "sk-bench-fake-9876543210zyxwvutsrq";
   std::exit(1);
 }
 
-int Port(const std::string& hostport) { return std::atoi(hostport.c_str() + hostport.rfind(':') + 1); }
+int Port(const std::string& hostport) {
+  return std::atoi(hostport.c_str() + hostport.rfind(':') + 1);
+}
 
 int Dial(int port) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -63,7 +65,8 @@ int Dial(int port) {
   sin.sin_family = AF_INET;
   sin.sin_port = htons(static_cast<uint16_t>(port));
   inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&sin), sizeof sin) != 0) Die("cannot connect to " + std::to_string(port));
+  if (connect(fd, reinterpret_cast<sockaddr*>(&sin), sizeof sin) != 0)
+    Die("cannot connect to " + std::to_string(port));
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   timeval tv{30, 0};  // a path that stops answering fails the round, not the bench
@@ -73,7 +76,8 @@ int Dial(int port) {
 
 void WriteAll(SSL* ssl, std::string_view data) {
   size_t n;
-  if (!data.empty() && SSL_write_ex(ssl, data.data(), data.size(), &n) != 1) Die("TLS write failed");
+  if (!data.empty() && SSL_write_ex(ssl, data.data(), data.size(), &n) != 1)
+    Die("TLS write failed");
 }
 
 // ---------------------------------------------------------------- origin
@@ -91,58 +95,78 @@ std::string Pattern() {
   return out;
 }
 
+bool Send(SSL* ssl, std::string_view data) {
+  size_t n;
+  return data.empty() || SSL_write_ex(ssl, data.data(), data.size(), &n) == 1;
+}
+
+// The next request's head (its body, if any, read and dropped); false at the end.
+bool ReadRequest(SSL* ssl, std::string& in, std::string& head) {
+  char buf[16384];
+  size_t end;
+  while ((end = in.find("\r\n\r\n")) == std::string::npos) {
+    int n = SSL_read(ssl, buf, sizeof buf);
+    if (n <= 0) return false;
+    in.append(buf, static_cast<size_t>(n));
+  }
+  head = in.substr(0, end);
+  size_t cl = head.find("Content-Length: ");
+  size_t want = end + 4 + (cl == std::string::npos ? 0 : std::stoul(head.substr(cl + 16)));
+  while (in.size() < want) {
+    int n = SSL_read(ssl, buf, sizeof buf);
+    if (n <= 0) return false;
+    in.append(buf, static_cast<size_t>(n));
+  }
+  in.erase(0, want);
+  return true;
+}
+
+// Says which key the request carried, in X-Login; false when the client left.
+bool Answer(SSL* ssl, const std::string& head, const std::string& pattern) {
+  const char* login = head.find("x-api-key: " + kReal) != std::string::npos      ? "real"
+                      : head.find("x-api-key: " + kStandIn) != std::string::npos ? "stand-in"
+                                                                                 : "none";
+  std::string ok = std::string("HTTP/1.1 200 OK\r\nX-Login: ") + login + "\r\n";
+  if (head.rfind("GET /events ", 0) == 0) {
+    if (!Send(ssl, ok + "Content-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        "b\r\ndata: one\n\n\r\n")) {
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return Send(ssl, "b\r\ndata: two\n\n\r\n0\r\n\r\n");
+  }
+  if (head.rfind("GET /bytes/", 0) == 0) {
+    unsigned long long left = std::stoull(head.substr(11));
+    if (!Send(ssl, ok + "Content-Type: application/octet-stream\r\nContent-Length: " +
+                       std::to_string(left) + "\r\n\r\n")) {
+      return false;
+    }
+    for (size_t take; left > 0; left -= take) {
+      take = static_cast<size_t>(std::min<unsigned long long>(left, pattern.size()));
+      if (!Send(ssl, std::string_view(pattern).substr(0, take))) return false;
+    }
+    return true;
+  }
+  return Send(ssl, ok + "Content-Type: application/json\r\nContent-Length: 1024\r\n\r\n" +
+                       pattern.substr(0, 1024));
+}
+
 void ServeOrigin(SSL_CTX* ctx, int fd, const std::string& pattern) {
   SSL* ssl = SSL_new(ctx);
   SSL_set_fd(ssl, fd);
-  std::string in;
-  char buf[16384];
-  if (SSL_accept(ssl) != 1) goto done;
-  while (true) {
-    size_t end;
-    while ((end = in.find("\r\n\r\n")) == std::string::npos) {
-      int n = SSL_read(ssl, buf, sizeof buf);
-      if (n <= 0) goto done;
-      in.append(buf, static_cast<size_t>(n));
-    }
-    std::string head = in.substr(0, end);
-    size_t cl = head.find("Content-Length: ");
-    size_t want = end + 4 + (cl == std::string::npos ? 0 : std::stoul(head.substr(cl + 16)));
-    while (in.size() < want) {
-      int n = SSL_read(ssl, buf, sizeof buf);
-      if (n <= 0) goto done;
-      in.append(buf, static_cast<size_t>(n));
-    }
-    in.erase(0, want);
-    const char* login = head.find("x-api-key: " + kReal) != std::string::npos      ? "real"
-                        : head.find("x-api-key: " + kStandIn) != std::string::npos ? "stand-in"
-                                                                                   : "none";
-    std::string ok = std::string("HTTP/1.1 200 OK\r\nX-Login: ") + login + "\r\n";
-    if (head.rfind("GET /events ", 0) == 0) {
-      WriteAll(ssl, ok + "Content-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
-                         "b\r\ndata: one\n\n\r\n");
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      WriteAll(ssl, "b\r\ndata: two\n\n\r\n0\r\n\r\n");
-    } else if (head.rfind("GET /bytes/", 0) == 0) {
-      unsigned long long left = std::stoull(head.substr(11));
-      WriteAll(ssl, ok + "Content-Type: application/octet-stream\r\nContent-Length: " + std::to_string(left) +
-                        "\r\n\r\n");
-      while (left > 0) {
-        size_t take = static_cast<size_t>(std::min<unsigned long long>(left, pattern.size()));
-        WriteAll(ssl, std::string_view(pattern).substr(0, take));
-        left -= take;
-      }
-    } else {
-      WriteAll(ssl, ok + "Content-Type: application/json\r\nContent-Length: 1024\r\n\r\n" + pattern.substr(0, 1024));
+  std::string in, head;
+  if (SSL_accept(ssl) == 1) {
+    while (ReadRequest(ssl, in, head) && Answer(ssl, head, pattern)) {
     }
   }
-done:
   SSL_free(ssl);
   close(fd);
 }
 
 [[noreturn]] void Origin(int port1, int port2, const char* cert, const char* key) {
   SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
-  if (SSL_CTX_use_certificate_chain_file(ctx, cert) != 1 || SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) != 1) {
+  if (SSL_CTX_use_certificate_chain_file(ctx, cert) != 1 ||
+      SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) != 1) {
     Die("cannot load the origin's certificate");
   }
   static const std::string pattern = Pattern();
@@ -154,7 +178,8 @@ done:
     sin.sin_family = AF_INET;
     sin.sin_port = htons(static_cast<uint16_t>(port));
     inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr);
-    if (bind(l, reinterpret_cast<sockaddr*>(&sin), sizeof sin) != 0 || listen(l, 1024) != 0) Die("origin: bind");
+    if (bind(l, reinterpret_cast<sockaddr*>(&sin), sizeof sin) != 0 || listen(l, 1024) != 0)
+      Die("origin: bind");
     while (true) {
       int fd = accept4(l, nullptr, nullptr, SOCK_CLOEXEC);
       if (fd < 0) continue;
@@ -174,7 +199,8 @@ done:
   sigemptyset(&term);
   sigaddset(&term, SIGTERM);
   sigaddset(&term, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &term, nullptr);  // before the proxy's threads start, so they inherit it
+  pthread_sigmask(SIG_BLOCK, &term,
+                  nullptr);  // before the proxy's threads start, so they inherit it
   corral::netfilter::ProxyConfig config;
   config.listen = "127.0.0.1:0";
   config.rules.allowed_domains = {argv[2], argv[3]};
@@ -211,7 +237,8 @@ class Client {
     fd_ = Dial(via == "direct" ? Port(target) : Port(via));
     if (via != "direct") {
       std::string connect = "CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n\r\n";
-      if (write(fd_, connect.data(), connect.size()) != static_cast<ssize_t>(connect.size())) Die("CONNECT");
+      if (write(fd_, connect.data(), connect.size()) != static_cast<ssize_t>(connect.size()))
+        Die("CONNECT");
       std::string reply;
       char c;
       while (reply.find("\r\n\r\n") == std::string::npos && read(fd_, &c, 1) == 1) reply += c;
@@ -254,7 +281,8 @@ class Client {
       in_.erase(0, ReadUntil("0\r\n\r\n"));
     }
     size_t login = head.find("X-Login: ");
-    return login == std::string::npos ? "?" : head.substr(login + 9, head.find('\r', login) - login - 9);
+    return login == std::string::npos ? "?"
+                                      : head.substr(login + 9, head.find('\r', login) - login - 9);
   }
 
  private:
@@ -285,7 +313,9 @@ double Quantile(std::vector<double> v, double q) {
   return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
 }
 
-std::string Headers(const std::string& target) { return "Host: " + target + "\r\nx-api-key: " + kStandIn + "\r\n"; }
+std::string Headers(const std::string& target) {
+  return "Host: " + target + "\r\nx-api-key: " + kStandIn + "\r\n";
+}
 
 int Latency(int argc, char** argv) {
   struct Path {
@@ -298,7 +328,8 @@ int Latency(int argc, char** argv) {
     Path path;
     path.client = std::make_unique<Client>(ClientContext(argv[i + 2]), argv[i], argv[i + 1]);
     path.request = "POST /small HTTP/1.1\r\n" + Headers(argv[i + 1]) +
-                   "Content-Type: application/json\r\nContent-Length: 1024\r\n\r\n" + std::string(1024, 'q');
+                   "Content-Type: application/json\r\nContent-Length: 1024\r\n\r\n" +
+                   std::string(1024, 'q');
     for (int warm = 0; warm < 50; ++warm) {
       path.client->Send(path.request);
       path.login = path.client->Response();
@@ -314,7 +345,8 @@ int Latency(int argc, char** argv) {
     }
   }
   for (const Path& path : paths) {
-    std::printf("%.1f %.1f %s\n", Quantile(path.us, 0.5), Quantile(path.us, 0.99), path.login.c_str());
+    std::printf("%.1f %.1f %s\n", Quantile(path.us, 0.5), Quantile(path.us, 0.99),
+                path.login.c_str());
   }
   return 0;
 }
@@ -324,7 +356,8 @@ int Latency(int argc, char** argv) {
 int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
   std::string mode = argc > 1 ? argv[1] : "";
-  if (mode == "origin" && argc == 6) Origin(std::atoi(argv[2]), std::atoi(argv[3]), argv[4], argv[5]);
+  if (mode == "origin" && argc == 6)
+    Origin(std::atoi(argv[2]), std::atoi(argv[3]), argv[4], argv[5]);
   if (mode == "proxy" && argc == 7) RunProxy(argv);
   if (mode == "latency" && argc >= 6 && (argc - 3) % 3 == 0) return Latency(argc, argv);
   if (argc != 6) {
@@ -341,7 +374,8 @@ int main(int argc, char** argv) {
     std::string login = client.Response();
     std::printf("%.4f %s\n", Ms(Clock::now() - start) / 1000, login.c_str());
   } else if (mode == "ttfb") {
-    std::string request = "GET /events HTTP/1.1\r\n" + host_header + "Accept: text/event-stream\r\n\r\n";
+    std::string request =
+        "GET /events HTTP/1.1\r\n" + host_header + "Accept: text/event-stream\r\n\r\n";
     int n = std::atoi(argv[5]);
     std::vector<double> warm, cold;
     {
