@@ -115,9 +115,10 @@ def in_proc(pattern, names="-name environ"):
 
 
 def search_step(key, marker, variable):
-    """One shell line: where the real key (and, as controls, the marker and
-    the stand-in) is found. Prints `file LENGTH` per match under /, then the
-    /proc entries, then the login files that exist."""
+    """One shell line: where the real key is found, and as controls the
+    marker (a file, then a variable) and the stand-in. Prints `file LENGTH`
+    per match under /, then the /proc entries and counts, then the login
+    files that exist; sections as sections() reads them."""
     real_or_marker = f"printf '%b\\n%b' '{escaped(key)}' '{escaped(marker)}'"
     return (
         f"echo FILES; {real_or_marker} | grep -rsoZF -D skip -f - / --exclude-dir=proc "
@@ -254,7 +255,7 @@ def forged_session(session, test_ca, forged_tls):
                and e.get("host") == "model.test" and e.get("status") == 502]
     check(r.returncode != 0 and sm.FINAL_TEXT not in r.stdout,
           f"{agent}: with a forged model certificate the session fails ({seconds:.1f} s, "
-          f"exit {r.returncode}{': stopped by the test' if r.returncode < 0 else ''})",
+          f"exit {r.returncode}{', stopped by the test' if seconds >= 90 else ''})",
           f"exit {r.returncode}: {r.stdout[-400:]}")
     check(refused, f"{agent}: the proxy refused the forged certificate with 502 "
           f"({len(refused)} times)", r.stderr[-800:])
