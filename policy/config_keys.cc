@@ -1,6 +1,9 @@
 // The one table that defines every configuration key: its type, default,
 // environment variable, help, and the check its values must pass. Later
 // features add rows here.
+#include <fstream>
+#include <iterator>
+
 #include "policy/policy.h"
 
 namespace corral::policy {
@@ -21,6 +24,20 @@ Result<void> HostsFile(const std::string& path) {
   if (path.empty()) return Ok();
   if (auto table = ReadHostsFile(path); !table) {
     return Error(table.error().message + " (fix the file, or set network.hosts_file to \"\")");
+  }
+  return Ok();
+}
+
+// The proxy checks login hosts' certificates against it (docs/logins.md): a
+// file it could not load would fail every login host at the first request.
+Result<void> CaFile(const std::string& path) {
+  if (path.empty()) return Ok();
+  std::ifstream in(path);
+  if (!in) return Error("cannot read " + path + " (a PEM file of CA certificates, or \"\" for "
+                        "the host's bundle)");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.find("-----BEGIN CERTIFICATE-----") == std::string::npos) {
+    return Error(path + " holds no PEM certificate (-----BEGIN CERTIFICATE-----)");
   }
   return Ok();
 }
@@ -71,6 +88,9 @@ const std::vector<KeySpec>& Keys() {
       {"network.hosts_file", K::kString, R"("")", "CORRAL_HOSTS_FILE",
        "A hosts(5) file the proxy reads before the system resolver (internal mirrors)", {},
        HostsFile},
+      {"network.upstream_ca_file", K::kString, R"("")", "CORRAL_UPSTREAM_CA_FILE",
+       "CA certificates (PEM) the proxy checks login hosts' certificates against when it ends "
+       "TLS for them (\"\": the host's bundle; docs/logins.md)", {}, CaFile},
       {"network.head_timeout_seconds", K::kInt, "10", "",
        "Seconds a client has to send a whole request head (408 past it)", {}},
       {"network.connect_timeout_seconds", K::kInt, "10", "",

@@ -267,6 +267,32 @@ TEST_F(ConfigTest, HostsFileForTheProxy) {
   EXPECT_EQ(policy->network.hosts_file, hosts);
 }
 
+TEST_F(ConfigTest, UpstreamCaFileIsCheckedWhenLoaded) {
+  // Default "": the host's bundle. A file must hold a PEM certificate.
+  env_["XDG_CONFIG_HOME"] = (dir_ / "nowhere").string();
+  auto policy = Load(Options());
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->settings.at("network.upstream_ca_file").value, "");
+  std::string ca = Write("ca.pem", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+  env_["CORRAL_UPSTREAM_CA_FILE"] = ca;
+  policy = Load(Options());
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->settings.at("network.upstream_ca_file").value, ca);
+  EXPECT_EQ(policy->settings.at("network.upstream_ca_file").origin, Origin::kEnvironment);
+  env_["CORRAL_UPSTREAM_CA_FILE"] = Write("key.pem", "-----BEGIN PRIVATE KEY-----\n");
+  policy = Load(Options());
+  ASSERT_FALSE(policy.ok());
+  EXPECT_NE(policy.error().message.find("holds no PEM certificate"), std::string::npos)
+      << policy.error().message;
+  env_.erase("CORRAL_UPSTREAM_CA_FILE");
+  policy = Load(Options(Write("c.yaml", "network:\n  upstream_ca_file: " + ca + ".absent\n")));
+  ASSERT_FALSE(policy.ok());
+  EXPECT_NE(policy.error().message.find(":2:21: network.upstream_ca_file: cannot read " + ca +
+                                        ".absent"),
+            std::string::npos)
+      << policy.error().message;
+}
+
 TEST_F(ConfigTest, IntAndBoolKeys) {
   auto path = Write("c.yaml",
                     "network:\n  max_tunnels: 12\nseccomp:\n  allow_ptrace: true\n");

@@ -24,7 +24,9 @@ void PrintHuman(const std::vector<policy::InboxItem>& items) {
                                     [](const auto& item) { return item.kind == "host"; });
   std::size_t held = std::count_if(items.begin(), items.end(),
                                    [](const auto& item) { return item.kind == "held"; });
-  std::size_t commands = items.size() - hosts - held;
+  std::size_t strays = std::count_if(items.begin(), items.end(),
+                                     [](const auto& item) { return item.kind == "credential"; });
+  std::size_t commands = items.size() - hosts - held - strays;
   if (commands > 0) {
     std::cout << commands << (commands == 1 ? " command was" : " commands were")
               << " blocked while you were away";
@@ -37,6 +39,11 @@ void PrintHuman(const std::vector<policy::InboxItem>& items) {
     std::cout << (commands + hosts > 0 ? "; " : "") << held
               << (held == 1 ? " file was" : " files were") << " held for review";
   }
+  if (strays > 0) {
+    std::cout << (commands + hosts + held > 0 ? "; " : "") << strays
+              << (strays == 1 ? " login's stand-in was" : " logins' stand-ins were")
+              << " sent to the wrong host";
+  }
   std::cout << ":\n";
   std::string session;
   for (const auto& item : items) {
@@ -48,6 +55,13 @@ void PrintHuman(const std::vector<policy::InboxItem>& items) {
     if (item.kind == "held") {
       std::cout << "  " << item.time << "  held for review: " << item.command << " ("
                 << item.entry << ")\n      to see it: corral review " << item.session << "\n";
+      continue;
+    }
+    if (item.kind == "credential") {
+      std::cout << "  " << item.time << "  refused a login's stand-in sent to " << item.command
+              << " (" << item.times << (item.times == 1 ? " time" : " times") << "): "
+              << item.entry << "\n      nothing reached " << item.command
+              << "; to see what sent it: corral report " << item.session << "\n";
       continue;
     }
     if (item.kind == "host") {

@@ -28,6 +28,13 @@ Result<std::vector<netfilter::Login>> ProxyLogins(const SessionPlan& plan,
   return logins;
 }
 
+std::string UpstreamCaFile(const policy::Policy& policy, const std::string& host_bundle) {
+  auto it = policy.settings.find("network.upstream_ca_file");
+  if (it == policy.settings.end() || !it->second.value.is_string()) return host_bundle;
+  std::string file = it->second.value.get<std::string>();
+  return file.empty() ? host_bundle : file;
+}
+
 Result<void> WriteBoxCaBundle(const SessionPlan& plan, const std::string& host_bundle,
                               const std::string& ca_pem) {
   std::string text = host_bundle.empty() ? "" : ReadText(host_bundle);

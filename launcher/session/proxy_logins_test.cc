@@ -47,6 +47,16 @@ TEST(ProxyLogins, AValueThatChangedLengthIsAnError) {
   EXPECT_NE(logins.error().message.find("$ANTHROPIC_API_KEY changed"), std::string::npos);
 }
 
+TEST(UpstreamCaFile, TheSettingElseTheHostsBundle) {
+  policy::Policy policy;
+  EXPECT_EQ(UpstreamCaFile(policy, "/etc/ssl/certs/ca-certificates.crt"),
+            "/etc/ssl/certs/ca-certificates.crt");
+  policy.settings["network.upstream_ca_file"].value = "";
+  EXPECT_EQ(UpstreamCaFile(policy, "/host.crt"), "/host.crt");
+  policy.settings["network.upstream_ca_file"].value = "/test/ca.pem";
+  EXPECT_EQ(UpstreamCaFile(policy, "/host.crt"), "/test/ca.pem");
+}
+
 TEST(WriteBoxCaBundle, TheHostsBundleThenTheSessionCa) {
   TempTree tree;
   std::string host = tree.File("etc/ca.crt", "HOST CERTS");

@@ -88,7 +88,12 @@ void SessionRecord::Network(std::string_view line) {
       ++counts_.connections_refused;
       // 403 is the proxy's "this host (or address) may not be reached".
       std::string host = event.value("host", "");
-      if (event.value("status", 0) == 403 && !host.empty()) ++counts_.refused_hosts[host];
+      if (event.contains("credential") && !host.empty()) {
+        auto& stray = counts_.stray_stand_ins[host];
+        if (stray.times++ == 0) stray.reason = event.value("reason", "");
+      } else if (event.value("status", 0) == 403 && !host.empty()) {
+        ++counts_.refused_hosts[host];
+      }
     }
   }
   event["session"] = session_;
@@ -189,6 +194,22 @@ void Recorder::End(Result<RunOutcome>& outcome, std::uint64_t refused_while_away
     item.kind = "host";
     item.command = host;
     item.times = times;
+    if (auto added = policy::InboxAdd(policy::StateDir(), item); !added) {
+      log::warn("cannot add to the inbox: " + added.error().message);
+    }
+  }
+  // A stand-in sent where its login does not go is worth a look whether or
+  // not somebody was watching: something in the box tried to send a login away.
+  for (const auto& [host, stray] : counts.stray_stand_ins) {
+    policy::InboxItem item;
+    item.time = UtcTime();
+    item.session = record_->session();
+    item.project = project_;
+    item.agent = agent_;
+    item.kind = "credential";
+    item.command = host;
+    item.entry = stray.reason;
+    item.times = stray.times;
     if (auto added = policy::InboxAdd(policy::StateDir(), item); !added) {
       log::warn("cannot add to the inbox: " + added.error().message);
     }

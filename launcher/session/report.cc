@@ -81,7 +81,7 @@ Result<nlohmann::json> ReportSession(const std::string& state_dir, const std::st
   nlohmann::json report = {{"record", *path}, {"complete", false}};
   std::uint64_t run = 0, refused = 0;
   nlohmann::json refused_commands = nlohmann::json::array();
-  std::map<std::string, std::uint64_t> reached, refused_hosts;
+  std::map<std::string, std::uint64_t> reached, refused_hosts, stand_ins_refused;
   std::size_t number = 0;
   for (std::string line; std::getline(in, line);) {
     ++number;
@@ -108,7 +108,9 @@ Result<nlohmann::json> ReportSession(const std::string& state_dir, const std::st
       std::string host = event.value("host", "");
       if (host.empty()) continue;
       if (event.value("decision", "") == "allow") ++reached[host];
-      if (event.value("decision", "") == "deny" && event.value("status", 0) == 403) {
+      if (event.contains("credential")) {
+        ++stand_ins_refused[host];  // the host may well be allowed: not a refused host
+      } else if (event.value("decision", "") == "deny" && event.value("status", 0) == 403) {
         ++refused_hosts[host];
       }
     } else if (kind == "session_ended") {
@@ -126,6 +128,7 @@ Result<nlohmann::json> ReportSession(const std::string& state_dir, const std::st
   report["refused_commands"] = std::move(refused_commands);
   report["hosts_reached"] = Counted(reached);
   report["hosts_refused"] = Counted(refused_hosts);
+  report["stand_ins_refused"] = Counted(stand_ins_refused);
   return report;
 }
 
@@ -165,6 +168,10 @@ std::string DescribeReport(const nlohmann::json& report) {
   };
   out += "  hosts reached: " + hosts(report["hosts_reached"]) + "\n";
   out += "  hosts refused: " + hosts(report["hosts_refused"]) + "\n";
+  if (!report["stand_ins_refused"].empty()) {
+    out += "  logins' stand-ins refused (sent to a host they do not belong to): " +
+           hosts(report["stand_ins_refused"]) + "\n";
+  }
   if (report.contains("files_changed") && report["files_changed"].is_array()) {
     const auto& files = report["files_changed"];
     out += "  files changed (git): " + std::to_string(files.size()) + "\n";

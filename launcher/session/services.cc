@@ -74,7 +74,7 @@ Result<HostServices> StartServices(const policy::Policy& policy,
       return held.error();
     }
     config.logins = std::move(*held);
-    config.upstream_ca_file = logins.ca_bundle;
+    config.upstream_ca_file = UpstreamCaFile(policy, logins.ca_bundle);
     auto proxy = netfilter::Proxy::Start(config);
     if (!proxy) {
       services.Stop();

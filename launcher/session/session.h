@@ -76,6 +76,13 @@ struct RecordCounts {
   std::uint64_t commands = 0, refused = 0;
   std::uint64_t connections = 0, connections_refused = 0;
   std::map<std::string, std::uint64_t> refused_hosts;  // 403s, by host
+  // A login's stand-in sent to a host it does not belong to, by host: the
+  // host itself may be allowed, so these are not refused hosts.
+  struct Stray {
+    std::uint64_t times = 0;
+    std::string reason;  // the first refusal's: names the login, never a value
+  };
+  std::map<std::string, Stray> stray_stand_ins;
 };
 class SessionRecord {
  public:
@@ -183,6 +190,10 @@ struct LoginSource {
 // value is gone or changed length since the plan was made.
 Result<std::vector<netfilter::Login>> ProxyLogins(const SessionPlan& plan,
                                                   const LoginSource& source);
+// The CA file the proxy checks login hosts' certificates against:
+// network.upstream_ca_file when set, else the host's bundle ("" when none:
+// the system's default paths).
+std::string UpstreamCaFile(const policy::Policy& policy, const std::string& host_bundle);
 // The box's trusted CA bundle in the session folder (kCaBundleFile): the
 // host's bundle, then the session CA's certificate. Mode 0644: the box reads it.
 Result<void> WriteBoxCaBundle(const SessionPlan& plan, const std::string& host_bundle,

@@ -13,15 +13,21 @@ script's tool calls whose results are already in the conversation. A retried
 request gets the same answer, and the agent's side requests (titles, topic
 checks, quota probes: they carry no tools) get a short text.
 
+Over HTTPS too: give ScriptedModel an ssl.SSLContext (server side), or the
+program --cert and --key; each connection's handshake runs in its own thread.
+
 Usage as a program (the demo, or trying an agent by hand):
     scripted_model.py [--port N] [--steps FILE.json] [--log FILE] [--transcript FILE]
-prints `listening on http://127.0.0.1:PORT` and serves until killed.
+                      [--cert FILE --key FILE]
+prints `listening on http://127.0.0.1:PORT` (https with a certificate) and serves
+until killed.
 """
 import argparse
 import http.server
 import json
 import shlex
 import signal
+import ssl
 import sys
 import threading
 import uuid
@@ -35,9 +41,13 @@ def write_step(path, content):
     return {"write": path, "content": content}
 
 
-def shell_step(command):
-    """Run `command` (one shell line) with the agent's shell tool."""
-    return {"shell": command}
+def shell_step(command, timeout_ms=None):
+    """Run `command` (one shell line) with the agent's shell tool; `timeout_ms`
+    raises the tool's own limit (Claude Code's 2 minutes, Codex's 10 s)."""
+    step = {"shell": command}
+    if timeout_ms:
+        step["timeout_ms"] = timeout_ms
+    return step
 
 
 def demo_steps(forbidden_url="http://other.test/"):
@@ -126,7 +136,10 @@ def anthropic_tool_call(step, number, body):
                              "content": step["content"]}
         command = f"printf %s {shlex.quote(step['content'])} > {shlex.quote(step['write'])}"
         return "Bash", {"command": command, "description": f"Write {step['write']}"}
-    return "Bash", {"command": step["shell"], "description": f"Step {number + 1}"}
+    tool_input = {"command": step["shell"], "description": f"Step {number + 1}"}
+    if "timeout_ms" in step:
+        tool_input["timeout"] = step["timeout_ms"]
+    return "Bash", tool_input
 
 
 def anthropic_events(body, steps):
@@ -232,10 +245,11 @@ def responses_shell_call(step, tools):
         line = f"printf %s {shlex.quote(step['content'])} > {shlex.quote(step['write'])}"
     else:
         line = step["shell"]
+    limit = {"timeout_ms": step["timeout_ms"]} if "timeout_ms" in step else {}
     if "shell" in tools:
-        return "shell", {"command": ["bash", "-lc", line]}
+        return "shell", {"command": ["bash", "-lc", line], **limit}
     if "shell_command" in tools:
-        return "shell_command", {"command": line}
+        return "shell_command", {"command": line, **limit}
     if "exec_command" in tools:
         return "exec_command", {"cmd": line}
     return None
@@ -303,10 +317,20 @@ def sse_body(events):
 
 class _Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
+    tls = None  # an ssl.SSLContext: HTTPS, the handshake in the connection's thread
+
+    def finish_request(self, request, client_address):
+        if not self.tls:
+            return super().finish_request(request, client_address)
+        request.settimeout(30)
+        with self.tls.wrap_socket(request, server_side=True) as wrapped:
+            wrapped.settimeout(None)
+            super().finish_request(wrapped, client_address)
 
     def handle_error(self, request, client_address):
-        # An agent that exits drops its kept-alive connections: not an error.
-        if not isinstance(sys.exc_info()[1], ConnectionError):
+        # An agent that exits drops its kept-alive connections, and a client
+        # that does not trust the certificate ends the handshake: not errors.
+        if not isinstance(sys.exc_info()[1], (ConnectionError, ssl.SSLError)):
             super().handle_error(request, client_address)
 
 
@@ -314,7 +338,7 @@ class ScriptedModel:
     """The server. `steps` as made by write_step/shell_step; `log` a file
     object that gets one line per request (or None)."""
 
-    def __init__(self, steps, host="127.0.0.1", port=0, log=None, transcript=None):
+    def __init__(self, steps, host="127.0.0.1", port=0, log=None, transcript=None, tls=None):
         self.steps = steps
         self.requests = Recorder()
         self.log = log
@@ -322,6 +346,7 @@ class ScriptedModel:
         self._told = set()
         self._told_lock = threading.Lock()
         self.server = _Server((host, port), self._handler())
+        self.server.tls = tls
         self.port = self.server.server_address[1]
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
@@ -334,7 +359,7 @@ class ScriptedModel:
         self.server.server_close()
 
     def url(self, host="127.0.0.1"):
-        return f"http://{host}:{self.port}"
+        return f"{'https' if self.server.tls else 'http'}://{host}:{self.port}"
 
     def bodies(self, path_prefix):
         return [r["body"] for r in self.requests.all()
@@ -471,11 +496,17 @@ def main():
     parser.add_argument("--log", help="append one line per request to this file")
     parser.add_argument("--transcript",
                         help="write each step and the result the agent sent back to this file")
+    parser.add_argument("--cert", help="serve HTTPS with this certificate (PEM)")
+    parser.add_argument("--key", help="the certificate's private key (PEM)")
     args = parser.parse_args()
+    tls = None
+    if args.cert:
+        tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        tls.load_cert_chain(args.cert, args.key)
     steps = json.load(open(args.steps)) if args.steps else demo_steps(args.forbidden_url)
     log = open(args.log, "a") if args.log else None
     transcript = open(args.transcript, "w") if args.transcript else None
-    server = ScriptedModel(steps, args.host, args.port, log, transcript)
+    server = ScriptedModel(steps, args.host, args.port, log, transcript, tls)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     print(f"listening on {server.url(args.host)}", flush=True)
     server.server.serve_forever()

@@ -49,6 +49,23 @@ def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
 
+def run_stopping(cmd, timeout, **kw):
+    """Runs corral; past `timeout` it gets SIGTERM (it stops its box) and a
+    minute to end before SIGKILL. Its return code is then negative."""
+    process = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, **kw)
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.terminate()
+        try:
+            out, err = process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            out, err = process.communicate()
+    return subprocess.CompletedProcess(cmd, process.returncode, out, err)
+
+
 # The login each agent's session gives it, and where the model finds it.
 LOGIN_VARIABLES = {"claude": "ANTHROPIC_API_KEY", "codex": "OPENAI_API_KEY"}
 LOGIN_HEADERS = {"claude": ("x-api-key", ""), "codex": ("authorization", "Bearer ")}
@@ -95,35 +112,37 @@ class Session:
             "CORRAL_ENGINE": f"unix:///run/corral-test/{ENGINE}.sock", "CORRAL_SHIM": SHIM,
             "CORRAL_HOLD_UNKNOWN_FOLDERS": "off"})  # holding: tests/session/hold_e2e.py
 
-    def write_config(self, model_port, passed):
+    def write_config(self, model_port, passed, network=None):
+        """`network`: more network.* keys; allowed_domains are added to the model's."""
+        network = dict(network or {})
+        allowed = [f"model.test:{model_port}", *network.pop("allowed_domains", [])]
         config = {
             "level": "always",
             "deny_unattended": ["aws", "git push --force", "git push -f"],
             "presence": {"sources": ["heartbeat"], "heartbeat_file": str(self.heartbeat)},
             "notify": {"desktop": False},
             "pass": sorted(passed),
-            "network": {"allowed_domains": [f"model.test:{model_port}"],
-                        "allow_addresses": ["127.0.0.1"], "hosts_file": str(self.hosts)},
+            "network": {"allowed_domains": allowed, "allow_addresses": ["127.0.0.1"],
+                        "hosts_file": str(self.hosts), **network},
         }
         self.config.write_text(json.dumps(config, indent=1))
 
-    def run_agent(self, steps, timeout):
-        """Runs the agent against a scripted model with `steps`: (model, result, seconds)."""
-        model = sm.ScriptedModel(steps).start()
-        base = f"http://model.test:{model.port}"
+    def run_agent(self, steps, timeout, tls=None, network=None, key=agent_env.SCRIPTED_KEY,
+                  passed=None):
+        """Runs the agent against a scripted model with `steps` (over HTTPS with
+        `tls`, a server ssl.SSLContext), holding `key` as its login, with the
+        variables `passed` in the box too: (model, result, seconds)."""
+        model = sm.ScriptedModel(steps, tls=tls).start()
+        base = model.url("model.test")
         extra = agent_env.agent_env(self.agent, base)
-        self.write_config(model.port, extra)
+        extra[LOGIN_VARIABLES[self.agent]] = key
+        extra.update(passed or {})
+        self.write_config(model.port, extra, network)
         env = dict(self.env, **extra)
         args = agent_env.agent_args(self.agent, base, "Do the task.")
         started = time.monotonic()
-        try:
-            result = run([CORRAL, "run", "--headless", self.agent, "--", *args], cwd=self.proj,
-                         env=env, stdin=subprocess.DEVNULL, timeout=timeout)
-        except subprocess.TimeoutExpired as e:
-            result = subprocess.CompletedProcess(e.cmd, -1, e.stdout or "", e.stderr or "")
-            if isinstance(result.stdout, bytes):
-                result = subprocess.CompletedProcess(e.cmd, -1, result.stdout.decode(),
-                                                     (result.stderr or b"").decode())
+        result = run_stopping([CORRAL, "run", "--headless", self.agent, "--", *args],
+                              timeout, cwd=self.proj, env=env)
         seconds = time.monotonic() - started
         model.stop()
         return model, result, seconds
