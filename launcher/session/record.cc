@@ -181,38 +181,32 @@ void Recorder::End(Result<RunOutcome>& outcome, std::uint64_t refused_while_away
       {"files_changed", std::move(files)}};
   if (!outcome) ended["error"] = outcome.error().message;
   record_->Write(std::move(ended));
+  auto to_inbox = [&](const char* kind, const std::string& host, const std::string& entry,
+                      std::uint64_t times) {
+    policy::InboxItem item;
+    item.time = UtcTime();
+    item.session = record_->session();
+    item.project = project_;
+    item.agent = agent_;
+    item.kind = kind;
+    item.command = host;
+    item.entry = entry;
+    item.times = times;
+    if (auto added = policy::InboxAdd(policy::StateDir(), item); !added) {
+      log::warn("cannot add to the inbox: " + added.error().message);
+    }
+  };
   // Nobody can approve a host during the session: each is left in the inbox
   // once, for whoever comes back. Somebody watching now reads the end line.
   bool away = !counts.refused_hosts.empty() && !(watching && watching());
   for (const auto& [host, times] : counts.refused_hosts) {
     if (!away) break;
-    policy::InboxItem item;
-    item.time = UtcTime();
-    item.session = record_->session();
-    item.project = project_;
-    item.agent = agent_;
-    item.kind = "host";
-    item.command = host;
-    item.times = times;
-    if (auto added = policy::InboxAdd(policy::StateDir(), item); !added) {
-      log::warn("cannot add to the inbox: " + added.error().message);
-    }
+    to_inbox("host", host, "", times);
   }
   // A stand-in sent where its login does not go is worth a look whether or
   // not somebody was watching: something in the box tried to send a login away.
   for (const auto& [host, stray] : counts.stray_stand_ins) {
-    policy::InboxItem item;
-    item.time = UtcTime();
-    item.session = record_->session();
-    item.project = project_;
-    item.agent = agent_;
-    item.kind = "credential";
-    item.command = host;
-    item.entry = stray.reason;
-    item.times = stray.times;
-    if (auto added = policy::InboxAdd(policy::StateDir(), item); !added) {
-      log::warn("cannot add to the inbox: " + added.error().message);
-    }
+    to_inbox("credential", host, stray.reason, stray.times);
   }
   // The next session here names them at its start (and --print does); a
   // session without a proxy (unboxed) says nothing about hosts.
