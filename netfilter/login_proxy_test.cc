@@ -110,13 +110,17 @@ class TlsOrigin {
         int fd = ::accept(listener_.get(), nullptr, nullptr);
         if (fd < 0) return;
         ++accepted_;
-        std::thread([this, fd] { Serve(fd); }).detach();
+        std::lock_guard lock(mutex_);
+        serving_.emplace_back([this, fd] { Serve(fd); });
       }
     });
   }
+  // Joins every connection's thread too: one still in OpenSSL as the test
+  // program ends would race OpenSSL's exit-time cleanup.
   ~TlsOrigin() {
     ::shutdown(listener_.get(), SHUT_RDWR);
     thread_.join();
+    for (auto& thread : serving_) thread.join();
   }
   uint16_t port() const { return port_; }
   int accepted() const { return accepted_.load(); }
@@ -163,6 +167,7 @@ class TlsOrigin {
   UniqueFd listener_;
   uint16_t port_ = 0;
   std::thread thread_;
+  std::vector<std::thread> serving_;
   std::atomic<int> accepted_{0};
   std::mutex mutex_;
   std::string received_;

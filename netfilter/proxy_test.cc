@@ -462,7 +462,7 @@ TEST_F(ProxyTest, UnixSocketIsPrivate) {
 // listens, never bound but refusing. A watcher spins on the path while the
 // proxy starts, many times; a stale socket at the path is replaced.
 TEST_F(ProxyTest, UnixSocketAppearsOnlyWhenReady) {
-  std::string path = ::testing::TempDir() + "corral-proxy-ready.sock";
+  std::string path = ::testing::TempDir() + "corral-proxy-ready-" + std::to_string(::getpid()) + ".sock";
   ::unlink(path.c_str());
   int seen_early = 0, refused = 0;
   ino_t stale_inode = 0;  // a stale socket left at the path is not the new one

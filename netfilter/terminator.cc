@@ -44,17 +44,16 @@ Result<std::shared_ptr<LoginContext>> LoginContext::Make(const ProxyConfig& conf
 }
 
 bool Terminators::Start(Handoff handoff, std::shared_ptr<Shared> shared) {
-  {
-    std::lock_guard lock(mutex_);
-    if (stopping_) {
-      shared->tunnels.fetch_sub(1);
-      return false;
-    }
-    fds_.insert(handoff.client.get());
-    fds_.insert(handoff.upstream.get());
-    ++running_;
+  JoinFinished();
+  std::lock_guard lock(mutex_);
+  if (stopping_) {
+    shared->tunnels.fetch_sub(1);
+    return false;
   }
-  std::thread([this, handoff = std::move(handoff), shared = std::move(shared)]() mutable {
+  fds_.insert(handoff.client.get());
+  fds_.insert(handoff.upstream.get());
+  uint64_t id = next_id_++;
+  threads_[id] = std::thread([this, id, handoff = std::move(handoff), shared = std::move(shared)]() mutable {
     Serve(handoff, *shared);
     shared->tunnels.fetch_sub(1);
     std::lock_guard lock(mutex_);
@@ -63,16 +62,35 @@ bool Terminators::Start(Handoff handoff, std::shared_ptr<Shared> shared) {
     fds_.erase(handoff.upstream.get());
     handoff.client.Reset();
     handoff.upstream.Reset();
-    if (--running_ == 0) idle_.notify_all();
-  }).detach();
+    finished_.push_back(id);
+  });
   return true;
 }
 
+void Terminators::JoinFinished() {
+  std::vector<std::thread> done;
+  {
+    std::lock_guard lock(mutex_);
+    for (uint64_t id : finished_) {
+      auto it = threads_.find(id);
+      done.push_back(std::move(it->second));
+      threads_.erase(it);
+    }
+    finished_.clear();
+  }
+  for (auto& thread : done) thread.join();
+}
+
 void Terminators::StopAll() {
-  std::unique_lock lock(mutex_);
-  stopping_ = true;
-  for (int fd : fds_) ::shutdown(fd, SHUT_RDWR);
-  idle_.wait(lock, [this] { return running_ == 0; });
+  std::map<uint64_t, std::thread> all;
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    for (int fd : fds_) ::shutdown(fd, SHUT_RDWR);
+    all.swap(threads_);
+    finished_.clear();
+  }
+  for (auto& [id, thread] : all) thread.join();
 }
 
 void Terminators::Serve(Handoff& h, Shared& shared) {

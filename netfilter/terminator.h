@@ -7,11 +7,14 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "netfilter/http_parser.h"
 #include "netfilter/logins.h"
@@ -47,15 +50,21 @@ class Terminators {
   // Serves `handoff` on its own thread; false (and the sockets closed) once
   // stopping. The thread gives back the tunnel it counts in `shared`.
   bool Start(Handoff handoff, std::shared_ptr<Shared> shared);
-  // Shuts every terminated connection's sockets and waits for the threads.
+  // Shuts every terminated connection's sockets and joins every thread.
   void StopAll();
 
  private:
   void Serve(Handoff& handoff, Shared& shared);
+  // Joins the threads that have said they are done. Every thread is joined,
+  // never detached: a thread still ending when the program does would race
+  // OpenSSL's exit-time cleanup of the per-thread state it frees as it ends.
+  void JoinFinished();
+
   std::mutex mutex_;
-  std::condition_variable idle_;
   std::set<int> fds_;
-  int running_ = 0;
+  std::map<uint64_t, std::thread> threads_;
+  std::vector<uint64_t> finished_;
+  uint64_t next_id_ = 0;
   bool stopping_ = false;
 };
 
