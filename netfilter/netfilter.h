@@ -71,6 +71,18 @@ struct Login {
   std::string stand_in;            // the box's stand-in: as long as `value`, unique to the session
 };
 
+// A session CA as PEM text, made ahead of the proxy: where the proxy runs
+// elsewhere (the network mode's sidecar, a Kubernetes proxy Pod), the box's
+// bundle must hold the certificate before the proxy starts. The key goes only
+// to that proxy, as the logins' values do (docs/logins.md).
+struct SessionCaPem {
+  std::string cert;  // for the box's trusted bundle
+  std::string key;   // PKCS#8; the proxy's alone
+  bool empty() const { return cert.empty() && key.empty(); }
+};
+// A new session CA (as the proxy makes at Start), as PEM.
+Result<SessionCaPem> MakeSessionCaPem();
+
 struct ProxyConfig {
   // "HOST:PORT" ("127.0.0.1:0" picks a free port; "[::1]:3128") or "unix:PATH"
   // (created mode 0600; a stale socket at PATH is replaced).
@@ -89,6 +101,9 @@ struct ProxyConfig {
   // PEM bundle the upstream TLS of those hosts is verified against; empty:
   // OpenSSL's default (the host's /etc/ssl/certs).
   std::string upstream_ca_file;
+  // The session CA to end TLS with; empty: made at Start. Checked at Start
+  // (a CA certificate, and the key it certifies).
+  SessionCaPem ca;
   // One JSON line per decision (no trailing newline). Called from any loop
   // thread, possibly at once from several: the sink must be thread-safe.
   std::function<void(std::string_view line)> log;

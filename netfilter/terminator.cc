@@ -31,7 +31,7 @@ Result<std::shared_ptr<LoginContext>> LoginContext::Make(const ProxyConfig& conf
   auto table = LoginTable::Make(config.logins);
   if (!table) return table.error().Context("logins");
   context->table = std::move(*table);
-  auto ca = SessionCa::Create();
+  auto ca = config.ca.empty() ? SessionCa::Create() : SessionCa::FromPem(config.ca.cert, config.ca.key);
   if (!ca) return ca.error();
   context->ca = std::move(*ca);
   auto box = MakeBoxContext();

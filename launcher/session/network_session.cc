@@ -30,7 +30,8 @@ std::optional<std::string> ReadIfThere(const std::string& path) {
   return *text;
 }
 
-Result<network_mode::SessionFiles> FilesOf(const SessionPlan& plan, const HostPaths& host) {
+Result<network_mode::SessionFiles> FilesOf(const SessionPlan& plan, const HostPaths& host,
+                                           const std::string& session_ca_pem) {
   network_mode::SessionFiles files;
   auto shim = ProgramWithoutDebugInfo(host.shim);
   if (!shim) return shim.error();
@@ -46,7 +47,12 @@ Result<network_mode::SessionFiles> FilesOf(const SessionPlan& plan, const HostPa
   files.deny_list = std::move(*deny_list);
   files.passwd = ReadIfThere(plan.session_dir + "/passwd");
   files.group = ReadIfThere(plan.session_dir + "/group");
-  if (!host.ca_bundle.empty()) files.ca_bundle = ReadIfThere(host.ca_bundle);
+  if (!session_ca_pem.empty()) {
+    // The sidecar's session CA, which the box must trust for login hosts.
+    files.ca_bundle = BoxCaBundleText(plan, host.ca_bundle, session_ca_pem);
+  } else if (!host.ca_bundle.empty()) {
+    files.ca_bundle = ReadIfThere(host.ca_bundle);
+  }
   files.owner = plan.uid;
   return files;
 }
@@ -78,15 +84,40 @@ bool WantsNetworkMode(const Engine& engine, const std::function<const char*(cons
   return forced != nullptr && std::string(forced) == "network";
 }
 
+namespace {
+
+// The sidecar's logins and the session CA made for it, before anything is
+// made on the engine: a session whose sidecar cannot hold them does not start.
+Result<network_mode::SidecarLogins> SidecarLoginsFor(const SessionPlan& plan,
+                                                     const SidecarLoginSource& logins) {
+  if (plan.logins.empty()) return network_mode::SidecarLogins{};
+  auto held = ProxyLogins(plan, logins.source);
+  if (!held) return held.error();
+  std::string upstream;
+  if (!logins.upstream_ca_file.empty()) {
+    auto text = ReadWhole(logins.upstream_ca_file);
+    if (!text) return text.error().Context("network.upstream_ca_file, for the proxy sidecar");
+    upstream = std::move(*text);
+  }
+  return network_mode::MakeSidecarLogins(std::move(*held), upstream);
+}
+
+}  // namespace
+
 Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, SessionPlan& plan,
-                                                                const HostPaths& host) {
+                                                                const HostPaths& host,
+                                                                const SidecarLoginSource& logins) {
+  auto sidecar_logins = SidecarLoginsFor(plan, logins);
+  if (!sidecar_logins) return sidecar_logins.error();
   std::unique_ptr<NetworkSession> session(new NetworkSession(engine, plan.session_id));
   session->box_ = plan.container_name;
   std::error_code ec;
   std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec) return Error("cannot find corral's own program: " + ec.message());
   // The session's files are read while the engine is asked for the image.
-  auto reading = std::async(std::launch::async, [&plan, &host] { return FilesOf(plan, host); });
+  auto reading = std::async(std::launch::async, [&plan, &host, ca = sidecar_logins->ca_pem] {
+    return FilesOf(plan, host, ca);
+  });
   auto image = EnsureCorralImage(engine, CORRAL_VERSION, self, host.ca_bundle, host.shim,
                                  host.shell);
   if (!image) return image.error().Context("the proxy sidecar's image");
@@ -154,8 +185,10 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
   session->sidecar_made_ =
       std::async(std::launch::async, [&engine, layout = session->layout_, sidecar_plan = plan,
                                       files = std::move(*files), image = *image,
-                                      fill = !one_put]() -> Result<void> {
-        auto made = network_mode::MakeSidecar(engine, sidecar_plan, layout, files, image, fill);
+                                      fill = !one_put,
+                                      held = std::move(*sidecar_logins)]() -> Result<void> {
+        auto made =
+            network_mode::MakeSidecar(engine, sidecar_plan, layout, files, image, fill, held);
         if (!made) return made.error().Context("set up the network mode");
         return Ok();
       }).share();

@@ -113,6 +113,7 @@ Error RootlessHint(const Engine& engine, const Error& error) {
 struct Mode {
   bool network = false;
   HostPaths host;
+  SidecarLoginSource logins;  // the sidecar holds them
 };
 
 // `ready`, when given, is asked after the box is made and before it starts
@@ -148,7 +149,7 @@ Result<RunOutcome> RunPlan(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
   if (!reaper) return reaper.error();
   cleanup.Reap(std::move(*reaper));
   if (!mode.network) return RunBox(engine, plan, cleanup, engine_lines);
-  auto network = NetworkSession::BringUp(engine, plan, mode.host);
+  auto network = NetworkSession::BringUp(engine, plan, mode.host, mode.logins);
   if (!network) return network.error();
   deny_list_copies.SendTo(
       [session = network->get()](const std::string& text) { session->DenyListChanged(text); });
@@ -349,13 +350,12 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   auto engine = Engine::Connect(*choice);
   if (!engine) return engine.error();
   Mode mode{WantsNetworkMode(*engine, input.getenv),
-            {input.shim_path, input.shell_path, input.ca_bundle}};
+            {input.shim_path, input.shell_path, input.ca_bundle},
+            {{input.getenv, input.ca_bundle}, UpstreamCaFile(policy, "")}};
   auto engine_lines = FitToEngine(*engine, *plan, policy.limits.require);
   if (!engine_lines) return engine_lines.error();
   if (mode.network) {
-    // The sidecar proxy does not hold logins yet (docs/logins.md).
-    PassLoginsAsTheyAre(*plan, input.getenv, input.ca_bundle, "the network mode's proxy does not "
-                                                               "hold logins yet");
+    // The proxy sidecar holds the logins (NetworkSession::BringUp).
     *engine_lines += "  " +
                      (engine->remote() ? engine->ModeLine()
                                        : std::string("mode: network (CORRAL_ENGINE_MODE=network)")) +
@@ -390,7 +390,10 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   if (!recorder) return recorder.error();
   Result<RunOutcome> outcome = RunOutcome{};
   std::uint64_t blocked = 0;
-  if (auto services = StartServices(policy, options.policy_source, *plan, /*with_proxy=*/true,
+  // In the network mode the sidecar is the proxy: none here, and no
+  // second session CA.
+  if (auto services = StartServices(policy, options.policy_source, *plan,
+                                    /*with_proxy=*/!mode.network,
                                     recorder->record(), {input.getenv, input.ca_bundle})) {
     outcome = RunPlan(*engine, *plan, cleanup, options.build_context, *engine_lines, mode,
                       recorder->record(), *services->deny_list_copies);

@@ -198,6 +198,10 @@ std::string UpstreamCaFile(const policy::Policy& policy, const std::string& host
 // host's bundle, then the session CA's certificate. Mode 0644: the box reads it.
 Result<void> WriteBoxCaBundle(const SessionPlan& plan, const std::string& host_bundle,
                               const std::string& ca_pem);
+// Its text: the host's bundle (a file, "" for none), then the session CA's
+// certificate.
+std::string BoxCaBundleText(const SessionPlan& plan, const std::string& host_bundle,
+                            const std::string& ca_pem);
 // The start line about logins: which the proxy holds, which are in the box
 // as they are and why; "" when there are none.
 std::string LoginsLine(const SessionPlan& plan);
@@ -419,14 +423,25 @@ bool WantsNetworkMode(const Engine& engine, const std::function<const char*(cons
 struct HostPaths {
   std::string shim, shell, ca_bundle;  // PlanInput's
 };
+// Where the sidecar's logins come from: their values as the local proxy's
+// (`source`), and network.upstream_ca_file ("" when unset: the sidecar checks
+// login hosts against the host's bundle the corral image was built with).
+struct SidecarLoginSource {
+  LoginSource source;
+  std::string upstream_ca_file;
+};
 class NetworkSession {
  public:
   // After the session folder is prepared and the box user named: the
   // sidecar's image on the engine (built when this build has none there),
   // the session volume, the sidecar, the oracle channel; `plan` becomes the
   // agent's plan for this mode. On an error, what was made goes again.
+  // With plan.logins, the sidecar holds them (its create request's
+  // environment) and the box's bundle has the session CA that corral makes
+  // for it; an error, before anything is made, when that cannot be.
   static Result<std::unique_ptr<NetworkSession>> BringUp(Engine& engine, SessionPlan& plan,
-                                                         const HostPaths& host);
+                                                         const HostPaths& host,
+                                                         const SidecarLoginSource& logins = {});
   // What the reaper removes when corral is killed.
   static std::vector<ApiCall> TearDownCalls(const std::string& session_id);
   // Once the agent's box is started: returns when the sidecar runs and the
