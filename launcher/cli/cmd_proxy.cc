@@ -30,6 +30,7 @@ struct ProxyOptions {
   // Logins (docs/logins.md): JSON from a variable of the proxy's own
   // environment (the sidecar's) or from a file.
   std::string logins_env, logins_file, upstream_ca_file, ca_cert_out;
+  std::vector<std::string> hosts_lines;  // a hosts file's lines, as text
 };
 
 // The logins the options name, into `config`; `upstream_text` gets the
@@ -70,11 +71,11 @@ Result<void> TakeLogins(const ProxyOptions& o, netfilter::ProxyConfig& config,
 
 // `text` in a new file of the proxy's own temp folder (the sidecar's tmpfs),
 // read once at Start and removed after; its path.
-Result<std::string> TempFile(const std::string& text) {
+Result<std::string> TempFile(const std::string& text, const std::string& name) {
   const char* dir = std::getenv("TMPDIR");
-  std::string path = std::string(dir && *dir ? dir : "/tmp") + "/corral-upstream-ca-XXXXXX";
+  std::string path = std::string(dir && *dir ? dir : "/tmp") + "/corral-" + name + "-XXXXXX";
   int fd = ::mkstemp(path.data());
-  if (fd < 0) return Error::FromErrno("cannot make a file for the upstream CA in " + path);
+  if (fd < 0) return Error::FromErrno("cannot make a file for " + name + " in " + path);
   UniqueFd owned(fd);
   std::size_t done = 0;
   while (done < text.size()) {
@@ -145,9 +146,20 @@ int RunProxy(const ProxyOptions& options, const Globals& globals) {
   if (auto ok = TakeLogins(options, config, upstream_text); !ok) return Fail(ok.error(), kExitUsage);
   config.upstream_ca_file = options.upstream_ca_file;
   if (!upstream_text.empty()) {
-    auto file = TempFile(upstream_text);
+    auto file = TempFile(upstream_text, "upstream-ca");
     if (!file) return Fail(file.error(), 1);
     config.upstream_ca_file = *file;
+  }
+  std::string hosts_copy;
+  if (!options.hosts_lines.empty()) {
+    if (!options.hosts_file.empty()) {
+      return Fail(Error("give --hosts or --hosts-line, not both"), kExitUsage);
+    }
+    std::string text;
+    for (const std::string& line : options.hosts_lines) text += line + "\n";
+    auto file = TempFile(text, "hosts");
+    if (!file) return Fail(file.error(), 1);
+    hosts_copy = config.hosts_file = *file;
   }
   if (!options.ca_cert_out.empty() && config.logins.empty()) {
     return Fail(Error("--ca-cert-out: the proxy makes a CA only to hold logins: give "
@@ -164,6 +176,7 @@ int RunProxy(const ProxyOptions& options, const Globals& globals) {
   auto proxy = netfilter::Proxy::Start(config);
   // Read at Start: the copy goes at once.
   if (!upstream_text.empty()) ::unlink(config.upstream_ca_file.c_str());
+  if (!hosts_copy.empty()) ::unlink(hosts_copy.c_str());
   if (!proxy) return Fail(proxy.error().Context("proxy"), 1);
   if (!options.ca_cert_out.empty()) {
     if (auto ok = launcher::WriteFile(options.ca_cert_out, (*proxy)->ca_pem(), 0644); !ok) {
@@ -245,6 +258,9 @@ void AddProxyCommand(CLI::App& app, Globals& globals) {
   sub->add_option("--connect-timeout", options->connect_timeout, "Seconds to resolve and connect (504)");
   sub->add_option("--idle-timeout", options->idle_timeout, "Seconds a silent tunnel stays open");
   sub->add_option("--max-tunnels", options->max_tunnels, "Most concurrent tunnels (429 past it)");
+  sub->add_option("--hosts-line", options->hosts_lines,
+                  "A hosts(5) line consulted before DNS, as --hosts's are (repeat)")
+      ->allow_extra_args(false);
   sub->add_option("--logins-env", options->logins_env,
                   "Logins as JSON in this environment variable (see below)");
   sub->add_option("--logins-file", options->logins_file, "Logins as JSON in this file")

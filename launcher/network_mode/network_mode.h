@@ -153,6 +153,13 @@ struct SidecarLogins {
   std::string ca_pem;
   bool upstream_in_blob = false;  // else it checks against kImageCaBundle
 };
+// The rest of the sidecar's proxy settings that a local proxy reads from
+// the policy on this machine: network.denied_domains, allow_addresses, and
+// hosts_file's lines (the engine's machine may not have the file).
+struct SidecarProxy {
+  SidecarLogins logins;
+  std::vector<std::string> denied_domains, allow_addresses, hosts_lines;
+};
 // `upstream_ca_text`: network.upstream_ca_file's content, "" when unset. An
 // error when there is nothing to hold, or it is too big to pass.
 Result<SidecarLogins> MakeSidecarLogins(std::vector<netfilter::Login> logins,
@@ -161,10 +168,11 @@ Result<SidecarLogins> MakeSidecarLogins(std::vector<netfilter::Login> logins,
 // The sidecar: `corral proxy` with the session's list on relay/proxy.sock,
 // from the corral image, on `network`, locked down as a box. `podman`: no
 // tmpfs at /run (see kSessionFillPath; Podman would copy the fill into it).
-// With `logins.blob`: in its environment, and `--logins-env` in its command.
+// With `proxy.logins.blob`: in its environment, and `--logins-env` in its
+// command; the rest of `proxy` as flags.
 nlohmann::json SidecarBody(const SessionPlan& plan, const Layout& layout, const std::string& image,
                            const std::string& network, bool podman,
-                           const SidecarLogins& logins = {});
+                           const SidecarProxy& proxy = {});
 // The sidecar's network when the engine allows it: the engine host's own, as
 // corral's proxy has this machine's in a local session. The proxy listens on
 // no port, and refuses loopback, private and link-local addresses wherever a
@@ -223,7 +231,7 @@ Result<std::string> MakeSessionVolume(Engine& engine, const Layout& layout);
 // `fill` false: the copier fills the volume (CopyIn::session_tar).
 Result<void> MakeSidecar(Engine& engine, const SessionPlan& plan, const Layout& layout,
                          const SessionFiles& files, const std::string& corral_image,
-                         bool fill = true, const SidecarLogins& logins = {});
+                         bool fill = true, const SidecarProxy& proxy = {});
 Result<void> StartSidecar(Engine& engine, const Layout& layout);
 // How long the shim in the agent's box waits for the relay's watchdog and
 // the sidecar's proxy (CORRAL_WATCHDOG_WAIT_MS): the box starts while the

@@ -86,36 +86,52 @@ bool WantsNetworkMode(const Engine& engine, const std::function<const char*(cons
 
 namespace {
 
-// The sidecar's logins and the session CA made for it, before anything is
-// made on the engine: a session whose sidecar cannot hold them does not start.
-Result<network_mode::SidecarLogins> SidecarLoginsFor(const SessionPlan& plan,
-                                                     const SidecarLoginSource& logins) {
-  if (plan.logins.empty()) return network_mode::SidecarLogins{};
-  auto held = ProxyLogins(plan, logins.source);
+// The sidecar's proxy settings, and the session CA made for it, before
+// anything is made on the engine: a session whose sidecar cannot hold its
+// logins does not start.
+Result<network_mode::SidecarProxy> SidecarProxyFor(const SessionPlan& plan,
+                                                   const SidecarInput& input) {
+  network_mode::SidecarProxy proxy;
+  proxy.denied_domains = input.network.denied_domains;
+  proxy.allow_addresses = input.network.allow_addresses;
+  if (!input.network.hosts_file.empty()) {
+    auto text = ReadWhole(input.network.hosts_file);
+    if (!text) return text.error().Context("network.hosts_file, for the proxy sidecar");
+    std::istringstream lines(*text);
+    for (std::string line; std::getline(lines, line);) {
+      line = line.substr(0, line.find('#'));
+      if (line.find_first_not_of(" \t\r") != std::string::npos) proxy.hosts_lines.push_back(line);
+    }
+  }
+  if (plan.logins.empty()) return proxy;
+  auto held = ProxyLogins(plan, input.logins);
   if (!held) return held.error();
   std::string upstream;
-  if (!logins.upstream_ca_file.empty()) {
-    auto text = ReadWhole(logins.upstream_ca_file);
+  if (!input.upstream_ca_file.empty()) {
+    auto text = ReadWhole(input.upstream_ca_file);
     if (!text) return text.error().Context("network.upstream_ca_file, for the proxy sidecar");
     upstream = std::move(*text);
   }
-  return network_mode::MakeSidecarLogins(std::move(*held), upstream);
+  auto logins = network_mode::MakeSidecarLogins(std::move(*held), upstream);
+  if (!logins) return logins.error();
+  proxy.logins = std::move(*logins);
+  return proxy;
 }
 
 }  // namespace
 
 Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, SessionPlan& plan,
                                                                 const HostPaths& host,
-                                                                const SidecarLoginSource& logins) {
-  auto sidecar_logins = SidecarLoginsFor(plan, logins);
-  if (!sidecar_logins) return sidecar_logins.error();
+                                                                const SidecarInput& sidecar) {
+  auto sidecar_proxy = SidecarProxyFor(plan, sidecar);
+  if (!sidecar_proxy) return sidecar_proxy.error();
   std::unique_ptr<NetworkSession> session(new NetworkSession(engine, plan.session_id));
   session->box_ = plan.container_name;
   std::error_code ec;
   std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec) return Error("cannot find corral's own program: " + ec.message());
   // The session's files are read while the engine is asked for the image.
-  auto reading = std::async(std::launch::async, [&plan, &host, ca = sidecar_logins->ca_pem] {
+  auto reading = std::async(std::launch::async, [&plan, &host, ca = sidecar_proxy->logins.ca_pem] {
     return FilesOf(plan, host, ca);
   });
   auto image = EnsureCorralImage(engine, CORRAL_VERSION, self, host.ca_bundle, host.shim,
@@ -186,9 +202,9 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
       std::async(std::launch::async, [&engine, layout = session->layout_, sidecar_plan = plan,
                                       files = std::move(*files), image = *image,
                                       fill = !one_put,
-                                      held = std::move(*sidecar_logins)]() -> Result<void> {
+                                      proxy = std::move(*sidecar_proxy)]() -> Result<void> {
         auto made =
-            network_mode::MakeSidecar(engine, sidecar_plan, layout, files, image, fill, held);
+            network_mode::MakeSidecar(engine, sidecar_plan, layout, files, image, fill, proxy);
         if (!made) return made.error().Context("set up the network mode");
         return Ok();
       }).share();

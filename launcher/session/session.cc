@@ -113,7 +113,7 @@ Error RootlessHint(const Engine& engine, const Error& error) {
 struct Mode {
   bool network = false;
   HostPaths host;
-  SidecarLoginSource logins;  // the sidecar holds them
+  SidecarInput sidecar;  // its proxy holds the logins
 };
 
 // `ready`, when given, is asked after the box is made and before it starts
@@ -149,7 +149,7 @@ Result<RunOutcome> RunPlan(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
   if (!reaper) return reaper.error();
   cleanup.Reap(std::move(*reaper));
   if (!mode.network) return RunBox(engine, plan, cleanup, engine_lines);
-  auto network = NetworkSession::BringUp(engine, plan, mode.host, mode.logins);
+  auto network = NetworkSession::BringUp(engine, plan, mode.host, mode.sidecar);
   if (!network) return network.error();
   deny_list_copies.SendTo(
       [session = network->get()](const std::string& text) { session->DenyListChanged(text); });
@@ -351,7 +351,7 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   if (!engine) return engine.error();
   Mode mode{WantsNetworkMode(*engine, input.getenv),
             {input.shim_path, input.shell_path, input.ca_bundle},
-            {{input.getenv, input.ca_bundle}, UpstreamCaFile(policy, "")}};
+            {{input.getenv, input.ca_bundle}, UpstreamCaFile(policy, ""), policy.network}};
   auto engine_lines = FitToEngine(*engine, *plan, policy.limits.require);
   if (!engine_lines) return engine_lines.error();
   if (mode.network) {

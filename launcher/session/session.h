@@ -423,12 +423,14 @@ bool WantsNetworkMode(const Engine& engine, const std::function<const char*(cons
 struct HostPaths {
   std::string shim, shell, ca_bundle;  // PlanInput's
 };
-// Where the sidecar's logins come from: their values as the local proxy's
-// (`source`), and network.upstream_ca_file ("" when unset: the sidecar checks
-// login hosts against the host's bundle the corral image was built with).
-struct SidecarLoginSource {
-  LoginSource source;
+// What the sidecar's proxy gets that a local proxy reads on this machine:
+// the logins' values as the local proxy's (`logins`), network.upstream_ca_file
+// ("" when unset: the sidecar checks login hosts against the host's bundle
+// the corral image was built with), and the policy's other network lists.
+struct SidecarInput {
+  LoginSource logins;
   std::string upstream_ca_file;
+  policy::NetworkPolicy network;
 };
 class NetworkSession {
  public:
@@ -441,7 +443,7 @@ class NetworkSession {
   // for it; an error, before anything is made, when that cannot be.
   static Result<std::unique_ptr<NetworkSession>> BringUp(Engine& engine, SessionPlan& plan,
                                                          const HostPaths& host,
-                                                         const SidecarLoginSource& logins = {});
+                                                         const SidecarInput& sidecar = {});
   // What the reaper removes when corral is killed.
   static std::vector<ApiCall> TearDownCalls(const std::string& session_id);
   // Once the agent's box is started: returns when the sidecar runs and the
