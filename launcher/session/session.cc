@@ -318,7 +318,18 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
       plan->image = AgentImageTag(image_recipe->name, *version);
     }
     std::cout << DescribePlan(*plan);
-    if (engine) std::cout << engine->ModeLine() << "\n";
+    if (engine) {
+      // As the session would say it (CORRAL_ENGINE_MODE=network included).
+      bool network = WantsNetworkMode(*engine, input.getenv);
+      std::cout << (network && !engine->remote()
+                        ? std::string("mode: network (CORRAL_ENGINE_MODE=network)")
+                        : engine->ModeLine())
+                << "\n";
+      if (network && !plan->logins.empty()) {
+        std::cout << "logins: the proxy sidecar holds them (given in its create request, never "
+                     "the box's); the box trusts the session CA corral makes for it\n";
+      }
+    }
     if (image_recipe && engine) std::cout << DescribeAgentImage(*engine, plan->image) << "\n";
     // The rendering shows what would be sent, but never a login's value.
     for (std::string& entry : plan->env) {

@@ -68,7 +68,7 @@ class CliTest(unittest.TestCase):
         self.assertEqual(self.agent_args("sh", "--", "--", "x"), ["sh", "--", "x"])
 
     def test_spec_gives_an_agent_what_run_gives_it(self):
-        # Its folders, its login variables by name (never their values), its
+        # Its folders, its login variables as stand-ins (never their values), its
         # switch and its image, as `corral run` would in a box.
         project = os.path.join(self.home, "proj")
         os.makedirs(project, exist_ok=True)
@@ -78,7 +78,8 @@ class CliTest(unittest.TestCase):
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertNotIn("sk-secret-value", out.stdout)
         body = json.loads(out.stdout)
-        self.assertIn("ANTHROPIC_API_KEY=<$ANTHROPIC_API_KEY at start>", body["Env"])
+        # A login is a stand-in in the box, made when the session starts (docs/logins.md).
+        self.assertIn("ANTHROPIC_API_KEY=<a stand-in made at start>", body["Env"])
         self.assertTrue(body["Image"].startswith("corral-agent-claude:"), body["Image"])
         by_target = {m["Target"]: m["Source"] for m in body["HostConfig"]["Mounts"]}
         # The box's own settings folder under corral's state folder, never
