@@ -19,7 +19,9 @@ Result<std::shared_ptr<const LoginTable>> LoginTable::Make(std::vector<Login> lo
   for (const Login& login : logins) {
     std::string where = "login '" + login.name + "'";
     if (login.name.empty()) return Error("a login has no name; give each login a name for the log");
-    if (login.header.empty()) return Error(where + " names no header to put the value in");
+    if (login.header.empty() && !login.in_body) {
+      return Error(where + " names no header to put the value in (and does not go in bodies)");
+    }
     if (login.hosts.empty()) return Error(where + " names no host; list the host:port it belongs to");
     if (login.value.size() < kMinSecret || login.stand_in.size() < kMinSecret) {
       return Error(where + ": the value and the stand-in must each be at least " + std::to_string(kMinSecret) +
@@ -47,6 +49,21 @@ Result<std::shared_ptr<const LoginTable>> LoginTable::Make(std::vector<Login> lo
   }
   table->logins_ = std::move(logins);
   return std::shared_ptr<const LoginTable>(std::move(table));
+}
+
+std::shared_ptr<const LoginTable> LoginStore::Current() const {
+  std::lock_guard lock(mutex_);
+  return table_;
+}
+
+Result<void> LoginStore::Add(std::vector<Login> more) {
+  std::lock_guard lock(mutex_);
+  std::vector<Login> all = table_->logins();
+  all.insert(all.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+  auto table = LoginTable::Make(std::move(all));
+  if (!table) return table.error();
+  table_ = std::move(*table);
+  return Ok();
 }
 
 std::vector<const Login*> LoginTable::For(const CanonicalHost& host, uint16_t port) const {
@@ -90,7 +107,7 @@ HeadVerdict ApplyLogins(const LoginTable& table, const std::vector<const Login*>
     }
     for (const Login* login : mine) {
       std::string_view value = h.value;
-      if (EqualsIgnoreCase(h.name, login->header) && StartsWithIgnoreCase(value, login->prefix) &&
+      if (!login->header.empty() && EqualsIgnoreCase(h.name, login->header) && StartsWithIgnoreCase(value, login->prefix) &&
           value.substr(login->prefix.size()) == login->stand_in) {
         h.value = h.value.substr(0, login->prefix.size()) + login->value;
         verdict.added.push_back(login->name);
@@ -150,6 +167,14 @@ void StreamReplacer::Run(std::string_view in, std::string& out, bool last) {
 StreamReplacer HideValues(const LoginTable& table) {
   std::vector<std::pair<std::string, std::string>> pairs;
   for (const Login& login : table.logins()) pairs.emplace_back(login.value, login.stand_in);
+  return StreamReplacer(std::move(pairs));
+}
+
+StreamReplacer BodyValues(const std::vector<const Login*>& mine) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const Login* login : mine) {
+    if (login->in_body) pairs.emplace_back(login->stand_in, login->value);
+  }
   return StreamReplacer(std::move(pairs));
 }
 

@@ -146,14 +146,7 @@ std::vector<std::pair<std::string, std::string>> ShellEnvironment(
 std::vector<std::string> ProxyEnvironment();
 
 // The agent's logins (box_logins.cc, docs/logins.md).
-// The recognizable start of a login's value that its stand-in keeps
-// ("sk-ant-api03-", "sk-proj-", "ghp_"); "" when none is known.
-std::string LoginValuePrefix(std::string_view value);
-// A stand-in for `value`, unique to this call: its prefix kept, every other
-// letter, digit, '-' or '_' a random one of the same class (the kernel's
-// CSPRNG), anything else kept; as long as the value. "" when fewer than 8
-// positions would be random: too short to stand in for.
-std::string StandIn(std::string_view value);
+// Stand-ins come from netfilter::MakeStandIn.
 // Where a login goes: its base URL's host:port when that variable is set to
 // an http(s) URL, else the recipe's hosts at 443.
 std::vector<std::string> LoginHosts(const BoxLogin& login, const char* base_url);
