@@ -62,6 +62,7 @@ void PlanLogins(const PlanInput& input, SessionPlan& plan) {
     }
     plan.logins.push_back(std::move(planned));
   }
+  PlanLoginFiles(input, plan);
 }
 
 void UseStandIns(SessionPlan& plan) {
@@ -80,6 +81,7 @@ void UseStandIns(SessionPlan& plan) {
     }
   }
   for (const BoxLogin& login : plan.logins) {
+    if (!login.file.empty()) continue;  // in the box's copy of its file
     if (std::find(placed.begin(), placed.end(), login.variable) == placed.end()) {
       plan.env.push_back(login.variable + "=" + login.stand_in);
     }
@@ -92,8 +94,12 @@ void UseStandIns(SessionPlan& plan) {
 
 void PassLoginsAsTheyAre(SessionPlan& plan, const std::function<const char*(const char*)>& getenv,
                          const std::string& ca_bundle, const std::string& why) {
-  if (plan.logins.empty()) return;
+  if (plan.logins.empty() && plan.login_files.empty()) return;
   for (const BoxLogin& login : plan.logins) {
+    if (!login.file.empty()) {  // its file is copied as it is
+      plan.logins_passed.push_back(login.variable);
+      continue;
+    }
     const char* value = getenv ? getenv(login.variable.c_str()) : nullptr;
     for (std::string& entry : plan.env) {
       if (entry.rfind(login.variable + "=", 0) == 0) entry = login.variable + "=" + (value ? value : "");
@@ -102,6 +108,8 @@ void PassLoginsAsTheyAre(SessionPlan& plan, const std::function<const char*(cons
     plan.logins_passed.push_back(login.variable);
   }
   plan.logins.clear();
+  plan.login_files.clear();
+  plan.box_login_files.clear();
   plan.logins_passed_why = why;
   // The box trusts the host's bundle again, as it does without logins.
   auto ca = std::find_if(plan.mounts.begin(), plan.mounts.end(),

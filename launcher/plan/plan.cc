@@ -183,7 +183,7 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
   }
   PlanLogins(input, plan);
   std::string ca_in_box;
-  if (!plan.logins.empty()) {  // written once the session's proxy has started
+  if (!plan.logins.empty() || !plan.login_files.empty()) {  // written once the proxy has started
     ca_in_box = kCaInBox;
     mounts.push_back(Bind(plan.session_dir + "/" + kCaBundleFile, ca_in_box, true,
                           "the host's trusted CA bundle plus this session's CA (login hosts)"));

@@ -147,6 +147,9 @@ std::vector<std::string> ProxyEnvironment();
 
 // The agent's logins (box_logins.cc, docs/logins.md).
 // Stand-ins come from netfilter::MakeStandIn.
+// plan.login_files, and the logins and the box's copies of the agent's
+// login files that exist (login_files.cc).
+void PlanLoginFiles(const PlanInput& input, SessionPlan& plan);
 // Where a login goes: its base URL's host:port when that variable is set to
 // an http(s) URL, else the recipe's hosts at 443.
 std::vector<std::string> LoginHosts(const BoxLogin& login, const char* base_url);

@@ -17,6 +17,13 @@ Result<std::vector<netfilter::Login>> ProxyLogins(const SessionPlan& plan,
                     [&](const netfilter::Login& l) { return l.stand_in == login.stand_in; })) {
       continue;
     }
+    if (!login.file.empty()) {
+      auto value = FileLoginValue(login);
+      if (!value) return value.error();
+      logins.push_back({login.variable, login.hosts, login.header, login.prefix, *value,
+                        login.stand_in, login.in_body});
+      continue;
+    }
     const char* value = source.getenv ? source.getenv(login.variable.c_str()) : nullptr;
     if (!value || std::string_view(value).size() != login.stand_in.size()) {
       return Error("the login in $" + login.variable + " changed while the session was being "

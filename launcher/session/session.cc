@@ -305,6 +305,7 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   // Its version is chosen below, once the engine can say which are built.
   if (image_recipe) input.image = AgentImageTag(image_recipe->name, "");
   input.logins_through_proxy = true;  // this session's proxy holds them
+  input.read_login_file = ReadLoginFile;
   auto plan = MakePlan(input);
   if (!plan) return plan.error();
   auto choice = ChooseEndpoints(options.engine, policy.engine, input.getenv);
@@ -369,7 +370,14 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
     if (!tag) return tag.error();
     plan->image = *tag;
   }
-  // The box's own settings folders, filled from the user's (never shared).
+  // The box's own settings folders, filled from the user's (never shared);
+  // login files whose tokens the proxy holds, with stand-ins.
+  for (SeedStep& step : seed.steps) {
+    auto copy = plan->box_login_files.find(step.from);
+    if (step.kind != SeedStep::kLogin || copy == plan->box_login_files.end()) continue;
+    step.stood_in = true;
+    step.text = copy->second;
+  }
   auto seeded = SeedAgentFolders(seed);
   if (!seeded) return seeded.error().Context("fill " + seed.agent + "'s settings folders");
   for (const std::string& line : *seeded) *engine_lines += "  " + line + "\n";
