@@ -90,6 +90,7 @@ struct BoxLogin {
   std::string base_url_variable;   // "ANTHROPIC_BASE_URL": its URL's host:port instead
   std::string stand_in;            // the plan's: the value's shape and length, this session's
   bool in_body = false;            // also put in request bodies to `hosts` (a refresh token)
+  bool basic = false;              // the password of Basic credentials in `header` (git over HTTPS)
   // A login read from a file, not a variable (`variable` then names it for
   // lines): the host's file and the JSON pointer to the value in it.
   std::string file = "";

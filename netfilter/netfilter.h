@@ -73,6 +73,9 @@ struct Login {
   // Also put `value` in request bodies to `hosts` (a refresh token in the
   // token request); `header` may then be empty.
   bool in_body = false;
+  // The value is the password of Basic credentials in `header` (prefix
+  // "Basic "), with any user name: git over HTTPS.
+  bool basic = false;
 };
 
 // An OAuth token endpoint (a subscription login's refresh, or a login made

@@ -46,8 +46,8 @@ void PlanLogins(const PlanInput& input, SessionPlan& plan) {
     });
     if (same != plan.logins.end()) {
       plan.notes.push_back("login " + login.variable + " holds the same value as " +
-                           same->variable + ": the box has one stand-in for both, added in " +
-                           same->header + " as " + same->variable + "'s is");
+                           same->variable + ": the box has one stand-in for both, and the proxy adds "
+                           "the value in each one's header");
       planned.stand_in = same->stand_in;
       plan.logins.push_back(std::move(planned));
       continue;
@@ -62,6 +62,7 @@ void PlanLogins(const PlanInput& input, SessionPlan& plan) {
     }
     plan.logins.push_back(std::move(planned));
   }
+  PlanGitLogins(input, plan);
   PlanLoginFiles(input, plan);
 }
 
@@ -84,6 +85,7 @@ void UseStandIns(SessionPlan& plan) {
     if (!login.file.empty()) continue;  // in the box's copy of its file
     if (std::find(placed.begin(), placed.end(), login.variable) == placed.end()) {
       plan.env.push_back(login.variable + "=" + login.stand_in);
+      placed.push_back(login.variable);  // one variable may go in several forms
     }
   }
   auto& passed = plan.passed_by_name;
@@ -104,8 +106,10 @@ void PassLoginsAsTheyAre(SessionPlan& plan, const std::function<const char*(cons
     for (std::string& entry : plan.env) {
       if (entry.rfind(login.variable + "=", 0) == 0) entry = login.variable + "=" + (value ? value : "");
     }
+    auto& passed = plan.logins_passed;
+    if (std::find(passed.begin(), passed.end(), login.variable) != passed.end()) continue;
     plan.passed_by_name.push_back(login.variable);
-    plan.logins_passed.push_back(login.variable);
+    passed.push_back(login.variable);
   }
   plan.logins.clear();
   plan.login_files.clear();

@@ -223,6 +223,7 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
     }
   }
   UseStandIns(plan);
+  UseGitCredentials(plan);
 
   plan.allowed_domains = policy.network.allowed_domains;  // checked when loaded
   std::string repo = git.common_dir.empty() ? git.git_dir : git.common_dir;

@@ -150,6 +150,11 @@ std::vector<std::string> ProxyEnvironment();
 // plan.login_files, and the logins and the box's copies of the agent's
 // login files that exist (login_files.cc).
 void PlanLoginFiles(const PlanInput& input, SessionPlan& plan);
+// GH_TOKEN / GITHUB_TOKEN as logins for git over HTTPS (github.com, $GH_HOST)
+// and gh's API (git_logins.cc); then, once the box's env is made, the git
+// credential helper that gives git the stand-in.
+void PlanGitLogins(const PlanInput& input, SessionPlan& plan);
+void UseGitCredentials(SessionPlan& plan);
 // Where a login goes: its base URL's host:port when that variable is set to
 // an http(s) URL, else the recipe's hosts at 443.
 std::vector<std::string> LoginHosts(const BoxLogin& login, const char* base_url);
