@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,29 @@ struct BoxLogin {
   std::vector<std::string> hosts;
   std::string base_url_variable;   // "ANTHROPIC_BASE_URL": its URL's host:port instead
   std::string stand_in;            // the plan's: the value's shape and length, this session's
+  bool in_body = false;            // also put in request bodies to `hosts` (a refresh token)
+  bool basic = false;              // the password of Basic credentials in `header` (git over HTTPS)
+  // A login read from a file, not a variable (`variable` then names it for
+  // lines): the host's file and the JSON pointer to the value in it.
+  std::string file = "";
+  std::string pointer = "";        // "/claudeAiOauth/accessToken"
+};
+
+// A login file whose tokens the proxy holds (docs/logins.md, "Subscription
+// logins"): the box's copy has a stand-in at each token's pointer. The
+// answers of `token_urls` (a refresh, a login made in the box) give the box
+// new stand-ins, and the host's file the new tokens.
+struct LoginFile {
+  std::string path;  // the recipe's "~/.claude/.credentials.json"; the plan's: the host's file
+  struct Token {
+    std::string pointer;  // in the file: "/claudeAiOauth/accessToken"
+    std::string field;    // in the token endpoint's answer: "access_token"
+    BoxLogin login;       // `variable` names it; the plan's hosts are host:port
+  };
+  std::vector<Token> tokens;
+  std::vector<std::string> token_urls;  // "https://platform.claude.com/v1/oauth/token"
+  std::string expires_at_ms;  // set to now + expires_in, in ms: "/claudeAiOauth/expiresAt"
+  std::string refreshed_at;   // set to now, RFC 3339: "/last_refresh"
 };
 
 // Everything the box is, decided before anything starts. Pure data: the
@@ -125,6 +149,11 @@ struct SessionPlan {
   // Login variables in the box as they are, and why ("logins: pass"); "" when none.
   std::vector<std::string> logins_passed;
   std::string logins_passed_why;
+  // Login files whose tokens the proxy holds (plan.logins has the ones set
+  // now), and the box's copy of each that exists: stand-ins in place of its
+  // tokens, or nullopt when it could not be made (the box gets none).
+  std::vector<LoginFile> login_files;
+  std::map<std::string, std::optional<std::string>> box_login_files;  // by host path
 };
 
 inline constexpr const char* kSessionMountPoint = "/run/corral";
@@ -163,6 +192,7 @@ struct AgentAdditions {
   // empty with `logins_pass` (agents.logins: pass).
   std::vector<BoxLogin> logins;
   bool logins_pass = false;
+  std::vector<LoginFile> login_files;  // paths on the host
 };
 
 // What the plan is made from. Everything from the host is passed in, so
@@ -200,6 +230,8 @@ struct PlanInput {
   // local session sets it: `corral spec` and the renderings without corral's
   // proxy keep passing the values as they are.
   bool logins_through_proxy = false;
+  // Reads a login file (agent.login_files); nullopt when it is not there.
+  std::function<std::optional<std::string>(const std::string& path)> read_login_file;
 };
 
 Result<SessionPlan> MakePlan(const PlanInput& input);

@@ -41,14 +41,16 @@ bool Loop::WaitForSmallBody(Conn& conn, const RequestHead& head) {
 }
 
 bool Loop::IsLoginHost(const Conn& conn) const {
-  return shared_->logins && !shared_->logins->table->For(conn.host, conn.port).empty();
+  return shared_->logins && (!shared_->logins->store->Current()->For(conn.host, conn.port).empty() ||
+                             shared_->logins->endpoints->Covers(conn.host, conn.port));
 }
 
 // A login host's requests are judged by the terminator, which knows which
 // stand-ins belong there; every other host gets none.
 bool Loop::RefuseStrayStandIn(Conn& conn) {
   if (!shared_->logins || IsLoginHost(conn)) return false;
-  const LoginTable& table = *shared_->logins->table;
+  auto held = shared_->logins->store->Current();
+  const LoginTable& table = *held;
   RequestHead head = conn.request;
   HeadVerdict verdict = ApplyLogins(table, {}, head);
   std::string reason;

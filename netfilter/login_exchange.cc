@@ -8,6 +8,8 @@ namespace corral::netfilter {
 namespace {
 
 constexpr std::size_t kReadSize = 16 * 1024;
+// A token endpoint's answer is read whole before the box gets it.
+constexpr std::size_t kLargestTokenAnswer = 1024 * 1024;
 
 std::string_view StatusText(int status) {
   switch (status) {
@@ -98,7 +100,10 @@ class Exchanges {
                                                 setup_.host.name + ":" + std::to_string(setup_.port));
       }
     }
-    HeadVerdict verdict = ApplyLogins(*setup_.table, setup_.mine, req);
+    table_ = setup_.store->Current();
+    mine_ = table_->For(setup_.host, setup_.port);
+    endpoint_ = setup_.endpoints ? setup_.endpoints->For(setup_.host, setup_.port, req.method, req.path) : nullptr;
+    HeadVerdict verdict = ApplyLogins(*table_, mine_, req);
     if (verdict.refused) {
       line_.credential = "credential-to-wrong-host";
       return Refuse(403, "stand-in-refused", *verdict.refused);
@@ -108,7 +113,8 @@ class Exchanges {
     std::erase_if(req.headers, [&](const Header& h) {
       bool expect = EqualsIgnoreCase(h.name, "expect") && EqualsIgnoreCase(h.value, "100-continue");
       expect_continue |= expect;
-      return expect;
+      // The tokens in a token endpoint's answer must be readable to be replaced.
+      return expect || (endpoint_ && EqualsIgnoreCase(h.name, "accept-encoding"));
     });
     std::string host_header = setup_.tls ? req.authority
                               : setup_.port == 80 ? setup_.host.name
@@ -127,13 +133,17 @@ class Exchanges {
   // before it is whole. This host's own go as they are (an agent that sends
   // its model what `env` printed).
   bool SendBody(const RequestHead& req) {
-    StreamReplacer scan = FindStandIns(*setup_.table, setup_.mine);
-    std::string out;
+    StreamReplacer scan = FindStandIns(*table_, mine_);
+    StreamReplacer values = BodyValues(mine_);  // a refresh token, say
+    std::string scanned, out;
     auto pass = [&](std::string_view data, bool last) {
-      out.clear();
-      scan.Feed(data, out);
-      if (last) scan.Finish(out);
+      scanned.clear();
+      scan.Feed(data, scanned);
+      if (last) scan.Finish(scanned);
       if (scan.matched()) return false;
+      out.clear();
+      values.Feed(scanned, out);
+      if (last) values.Finish(out);
       std::string framed = req.body == BodyKind::kChunked ? Chunk(out) : out;
       if (last && req.body == BodyKind::kChunked) framed += "0\r\n\r\n";
       bytes_up_ += out.size();
@@ -175,7 +185,7 @@ class Exchanges {
   }
 
   bool RelayResponse(const RequestHead& req) {
-    StreamReplacer hide_head = HideValues(*setup_.table);
+    StreamReplacer hide_head = HideValues(*table_);
     std::string out;
     while (true) {
       auto parsed = ParseResponse(origin_in_, setup_.max_head, req.method);
@@ -200,20 +210,30 @@ class Exchanges {
         continue;
       }
       line_.status = res.status;
+      if (endpoint_ && !interim && res.body != BodyKind::kNone &&
+          std::any_of(res.headers.begin(), res.headers.end(), [](const Header& h) {
+            return EqualsIgnoreCase(h.name, "content-encoding") && !EqualsIgnoreCase(h.value, "identity");
+          })) {
+        return Refuse(502, "token-answer-encoded", "the token endpoint's answer is compressed, so its tokens "
+                                                   "cannot be replaced; it was not passed on");
+      }
       if (!box_.Write(out)) return false;
-      if (!RelayBody(res, dechunk)) return false;
-      Log("allow", line_.login ? "forwarded, login added" : "forwarded");
+      std::string tokens;
+      if (!RelayBody(res, dechunk, tokens)) return false;
+      Log("allow", !tokens.empty() ? "forwarded, " + tokens
+                   : line_.login  ? "forwarded, login added"
+                                  : "forwarded");
       return !close;
     }
   }
 
   // Streams the body as it comes: each read goes to the box at once, less
   // only a tail that may begin a real value.
-  bool RelayBody(const ResponseHead& res, bool dechunk) {
-    StreamReplacer hide = HideValues(*setup_.table);
-    std::string out;
+  bool RelayBody(const ResponseHead& res, bool dechunk, std::string& tokens) {
+    StreamReplacer hide = HideValues(*table_);
+    std::string out, answer;
     bool chunked = res.body == BodyKind::kChunked;
-    auto pass = [&](std::string_view data, bool last) {
+    auto send = [&](std::string_view data, bool last) {
       out.clear();
       hide.Feed(data, out);
       if (last) hide.Finish(out);
@@ -221,6 +241,34 @@ class Exchanges {
       std::string framed = chunked && !dechunk ? Chunk(out) : out;
       if (last && chunked && !dechunk) framed += "0\r\n\r\n";
       return framed.empty() || box_.Write(framed);
+    };
+    // A token endpoint's answer is held whole, its tokens swapped for
+    // stand-ins, then sent; any other body streams as it comes.
+    auto pass = [&](std::string_view data, bool last) {
+      if (!endpoint_) return send(data, last);
+      answer.append(data);
+      if (answer.size() > kLargestTokenAnswer) {
+        Log("error", "the token endpoint's answer is larger than 1 MiB; it was not passed on");
+        return false;
+      }
+      if (!last) return true;
+      auto captured = CaptureTokens(*endpoint_, *table_, answer);
+      if (!captured) {
+        Log("error", captured.error().message + "; the answer was not passed on");
+        return false;
+      }
+      if (!captured->logins.empty()) {
+        if (auto added = setup_.store->Add(captured->logins); !added) {
+          Log("error", "the token endpoint's tokens could not be held: " + added.error().message);
+          return false;
+        }
+      }
+      if (!captured->update.tokens.empty()) {
+        tokens = std::to_string(captured->update.tokens.size()) + " token(s) from " + endpoint_->name +
+                 " held by the proxy, the box has stand-ins";
+        if (setup_.on_tokens) setup_.on_tokens(captured->update);
+      }
+      return send(answer, true);
     };
     if (res.body == BodyKind::kNone) return true;
     uint64_t left = res.content_length;
@@ -279,6 +327,9 @@ class Exchanges {
   const ExchangeSetup& setup_;
   std::string box_in_, origin_in_;
   Decision line_;
+  std::shared_ptr<const LoginTable> table_;  // as it was when this request came
+  std::vector<const Login*> mine_;            // this host's logins in it
+  const TokenEndpoint* endpoint_ = nullptr;   // when the request is to a token endpoint
   uint64_t bytes_up_ = 0, bytes_down_ = 0;
   std::chrono::steady_clock::time_point started_;
 };

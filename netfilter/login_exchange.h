@@ -11,12 +11,14 @@
 #include "netfilter/decision_log.h"
 #include "netfilter/logins.h"
 #include "netfilter/tls_stream.h"
+#include "netfilter/token_capture.h"
 
 namespace corral::netfilter {
 
 struct ExchangeSetup {
-  const LoginTable* table = nullptr;
-  std::vector<const Login*> mine;  // the logins of this host:port
+  LoginStore* store = nullptr;  // each request takes the logins as they are then
+  const TokenEndpoints* endpoints = nullptr;
+  std::function<void(const TokenUpdate&)> on_tokens;
   CanonicalHost host;
   uint16_t port = 0;
   bool tls = true;  // requests in origin-form inside TLS; else one proxied http:// request

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <thread>
 
+#include <nlohmann/json.hpp>
 #include <openssl/pem.h>
 
 #include "base/subprocess.h"
@@ -279,7 +280,8 @@ class LoginProxyTest : public ::testing::Test {
   }
   std::string Host(const TlsOrigin& origin, const char* name) { return name + (":" + std::to_string(origin.port())); }
 
-  void Start(std::vector<std::string> allowed, std::vector<std::string> login_hosts) {
+  void Start(std::vector<std::string> allowed, std::vector<std::string> login_hosts,
+             const std::function<void(ProxyConfig&)>& more = {}) {
     ProxyConfig config;
     config.listen = "127.0.0.1:0";
     config.threads = 1;
@@ -287,6 +289,7 @@ class LoginProxyTest : public ::testing::Test {
     config.rules.allow_addresses = {"127.0.0.2"};
     config.logins = {{"test-key", std::move(login_hosts), "x-api-key", "", kReal, kStandIn}};
     config.upstream_ca_file = dir_ + "/test_ca.pem";
+    if (more) more(config);
     config.log = [this](std::string_view line) {
       std::lock_guard lock(mutex_);
       log_ += std::string(line) + "\n";
@@ -410,6 +413,87 @@ TEST_F(LoginProxyTest, RealValueSplitAcrossChunksIsHidden) {
   std::string out = Curl({"-H", "x-api-key: " + kStandIn, "https://" + Host(origin, "api.test") + "/"});
   EXPECT_NE(out.find("x-api-key: " + kStandIn), std::string::npos) << out;
   EXPECT_EQ(out.find(kReal), std::string::npos) << out;
+}
+
+// A subscription login's refresh: the box sends its refresh token's
+// stand-in; the token endpoint gets the real one and answers with new real
+// tokens; the box gets new stand-ins, the host the real tokens, and the new
+// access token's stand-in then works against the API.
+TEST_F(LoginProxyTest, TokenRefreshKeepsTheNewTokensOutOfTheBox) {
+  const std::string refresh_real = "rt-real-0123456789abcdefABCDEF";
+  const std::string refresh_stand_in = "rt-fake-9876543210fedcbaFEDCBA";
+  const std::string new_access = "sk-ant-oat01-NEWaccess0123456789abcdef";
+  const std::string new_refresh = "sk-ant-ort01-NEWrefresh0123456789abcdef";
+  std::mutex seen_mutex;
+  std::vector<std::string> seen;  // the requests as the origin got them
+  TlsOrigin origin(test_ca_->Leaf("api.test"), [&](SSL* ssl, const std::string& request) {
+    {
+      std::lock_guard lock(seen_mutex);
+      seen.push_back(request);
+    }
+    std::string body = request.find("POST /v1/oauth/token") == 0
+                           ? "{\"token_type\":\"Bearer\",\"access_token\":\"" + new_access +
+                                 "\",\"refresh_token\":\"" + new_refresh + "\",\"expires_in\":28800}"
+                           : "{\"ok\":true}";
+    Write(ssl, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                   std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
+  });
+  std::string host = Host(origin, "api.test");
+  std::vector<TokenUpdate> updates;
+  Start({host}, {host}, [&](ProxyConfig& config) {
+    config.logins.push_back({"refresh", {host}, "", "", refresh_real, refresh_stand_in, /*in_body=*/true});
+    TokenEndpoint endpoint{"subscription", {host}, "/v1/oauth/token", {}};
+    endpoint.fields.push_back({"access_token", {"access", {host}, "Authorization", "Bearer ", "", "", false}});
+    endpoint.fields.push_back({"refresh_token", {"refresh", {host}, "", "", "", "", true}});
+    config.token_endpoints = {endpoint};
+    config.on_tokens = [&](const TokenUpdate& update) { updates.push_back(update); };
+  });
+  std::string answer = Curl({"-H", "Accept-Encoding: gzip", "-H", "Content-Type: application/json", "--data",
+                             "{\"grant_type\":\"refresh_token\",\"refresh_token\":\"" + refresh_stand_in + "\"}",
+                             "https://" + host + "/v1/oauth/token"});
+  ASSERT_NE(answer.find("\n200"), std::string::npos) << answer;
+  EXPECT_EQ(answer.find(new_access), std::string::npos) << answer;
+  EXPECT_EQ(answer.find(new_refresh), std::string::npos) << answer;
+  auto json = nlohmann::json::parse(answer.substr(0, answer.rfind('\n')));
+  std::string access_stand_in = json["access_token"];
+  ASSERT_EQ(access_stand_in.size(), new_access.size());
+  EXPECT_EQ(access_stand_in.substr(0, 13), "sk-ant-oat01-");  // the same shape
+  EXPECT_NE(access_stand_in, new_access);
+  EXPECT_EQ(json["expires_in"], 28800);
+  ASSERT_EQ(updates.size(), 1u);
+  EXPECT_EQ(updates[0].endpoint, "subscription");
+  EXPECT_EQ(updates[0].tokens["access_token"], new_access);
+  EXPECT_EQ(updates[0].tokens["refresh_token"], new_refresh);
+  EXPECT_EQ(updates[0].expires_in, 28800);
+
+  answer = Curl({"-H", "Authorization: Bearer " + access_stand_in, "https://" + host + "/v1/messages"});
+  EXPECT_NE(answer.find("\n200"), std::string::npos) << answer;
+  std::lock_guard lock(seen_mutex);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_NE(seen[0].find("\"refresh_token\":\"" + refresh_real + "\""), std::string::npos) << seen[0];
+  EXPECT_EQ(seen[0].find(refresh_stand_in), std::string::npos) << seen[0];
+  EXPECT_EQ(seen[0].find("gzip"), std::string::npos) << seen[0];  // the answer must be readable
+  EXPECT_NE(seen[1].find("Authorization: Bearer " + new_access), std::string::npos) << seen[1];
+}
+
+// An answer whose token is written with a JSON escape cannot have it
+// replaced in place: it never reaches the box.
+TEST_F(LoginProxyTest, ATokenThatCannotBeReplacedStopsTheAnswer) {
+  TlsOrigin origin(test_ca_->Leaf("api.test"), [](SSL* ssl, const std::string&) {
+    std::string body = "{\"access_token\":\"sk-ant-oat01-ABCDEF\\u0030123456789abcdef\"}";
+    Write(ssl, "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) +
+                   "\r\nConnection: close\r\n\r\n" + body);
+  });
+  std::string host = Host(origin, "api.test");
+  Start({host}, {host}, [&](ProxyConfig& config) {
+    TokenEndpoint endpoint{"subscription", {host}, "/oauth/token", {}};
+    endpoint.fields.push_back({"access_token", {"access", {host}, "Authorization", "Bearer ", "", "", false}});
+    config.token_endpoints = {endpoint};
+  });
+  std::string answer = Curl({"--data", "{}", "https://" + host + "/oauth/token?x=1"});
+  EXPECT_EQ(answer.find("0123456789abcdef"), std::string::npos) << answer;
+  std::string log = LogWith("could not be replaced");
+  EXPECT_NE(log.find("could not be replaced"), std::string::npos) << log;
 }
 
 TEST_F(LoginProxyTest, ForgedUpstreamCertificateIsRefused) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "netfilter/auth.h"
+
 namespace corral::netfilter {
 namespace {
 
@@ -19,7 +21,9 @@ Result<std::shared_ptr<const LoginTable>> LoginTable::Make(std::vector<Login> lo
   for (const Login& login : logins) {
     std::string where = "login '" + login.name + "'";
     if (login.name.empty()) return Error("a login has no name; give each login a name for the log");
-    if (login.header.empty()) return Error(where + " names no header to put the value in");
+    if (login.header.empty() && !login.in_body) {
+      return Error(where + " names no header to put the value in (and does not go in bodies)");
+    }
     if (login.hosts.empty()) return Error(where + " names no host; list the host:port it belongs to");
     if (login.value.size() < kMinSecret || login.stand_in.size() < kMinSecret) {
       return Error(where + ": the value and the stand-in must each be at least " + std::to_string(kMinSecret) +
@@ -35,18 +39,38 @@ Result<std::shared_ptr<const LoginTable>> LoginTable::Make(std::vector<Login> lo
       if (!parsed) return Error(where + ": host '" + host + "' must be NAME:PORT: " + parsed.error().message);
       hosts.push_back(*parsed);
     }
+    // One secret may go in several forms (gh's `token`, `Bearer`, git's
+    // Basic): the same value with the same stand-in is no overlap.
+    bool again = std::any_of(logins.begin(), logins.begin() + (&login - logins.data()), [&](const Login& other) {
+      return other.value == login.value && other.stand_in == login.stand_in;
+    });
     for (std::string_view s : {std::string_view(login.value), std::string_view(login.stand_in)}) {
       for (std::string_view other : secrets) {
-        if (s.find(other) != s.npos || other.find(s) != other.npos) {
+        if (!again && (s.find(other) != s.npos || other.find(s) != other.npos)) {
           return Error(where + ": its value or stand-in overlaps another login's; each must be unique");
         }
       }
-      secrets.push_back(s);
+      if (!again) secrets.push_back(s);
     }
     table->hosts_.push_back(std::move(hosts));
   }
   table->logins_ = std::move(logins);
   return std::shared_ptr<const LoginTable>(std::move(table));
+}
+
+std::shared_ptr<const LoginTable> LoginStore::Current() const {
+  std::lock_guard lock(mutex_);
+  return table_;
+}
+
+Result<void> LoginStore::Add(std::vector<Login> more) {
+  std::lock_guard lock(mutex_);
+  std::vector<Login> all = table_->logins();
+  all.insert(all.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+  auto table = LoginTable::Make(std::move(all));
+  if (!table) return table.error();
+  table_ = std::move(*table);
+  return Ok();
 }
 
 std::vector<const Login*> LoginTable::For(const CanonicalHost& host, uint16_t port) const {
@@ -62,11 +86,31 @@ std::vector<const Login*> LoginTable::For(const CanonicalHost& host, uint16_t po
   return out;
 }
 
+namespace {
+
+// One of `mine`, or the same secret in another form: it may go here.
+bool Mine(const Login& login, const std::vector<const Login*>& mine) {
+  return std::any_of(mine.begin(), mine.end(), [&](const Login* m) { return m->stand_in == login.stand_in; });
+}
+
+// The user name and password of Basic credentials ("Basic dXNlcjpwYXNz").
+std::optional<std::string> BasicCredentials(std::string_view value) {
+  if (!StartsWithIgnoreCase(value, "basic ")) return std::nullopt;
+  value.remove_prefix(6);
+  while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+  return DecodeBase64(value);
+}
+
+}  // namespace
+
 const Login* LoginTable::StandInIn(std::string_view text,
                                    const std::vector<const Login*>& mine) const {
+  // A stand-in in Basic credentials is looked for where it is, decoded.
+  std::optional<std::string> basic = BasicCredentials(text);
   for (const Login& login : logins_) {
-    if (std::find(mine.begin(), mine.end(), &login) != mine.end()) continue;
+    if (Mine(login, mine)) continue;
     if (text.find(login.stand_in) != std::string_view::npos) return &login;
+    if (basic && basic->find(login.stand_in) != std::string::npos) return &login;
   }
   return nullptr;
 }
@@ -90,7 +134,16 @@ HeadVerdict ApplyLogins(const LoginTable& table, const std::vector<const Login*>
     }
     for (const Login* login : mine) {
       std::string_view value = h.value;
-      if (EqualsIgnoreCase(h.name, login->header) && StartsWithIgnoreCase(value, login->prefix) &&
+      if (login->basic && EqualsIgnoreCase(h.name, login->header)) {
+        // Any user name; the stand-in is the password.
+        std::optional<std::string> credentials = BasicCredentials(value);
+        std::size_t colon = credentials ? credentials->find(':') : std::string::npos;
+        if (colon == std::string::npos || credentials->substr(colon + 1) != login->stand_in) continue;
+        h.value = "Basic " + EncodeBase64(credentials->substr(0, colon + 1) + login->value);
+        verdict.added.push_back(login->name);
+        break;
+      }
+      if (!login->basic && !login->header.empty() && EqualsIgnoreCase(h.name, login->header) && StartsWithIgnoreCase(value, login->prefix) &&
           value.substr(login->prefix.size()) == login->stand_in) {
         h.value = h.value.substr(0, login->prefix.size()) + login->value;
         verdict.added.push_back(login->name);
@@ -153,10 +206,18 @@ StreamReplacer HideValues(const LoginTable& table) {
   return StreamReplacer(std::move(pairs));
 }
 
+StreamReplacer BodyValues(const std::vector<const Login*>& mine) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const Login* login : mine) {
+    if (login->in_body) pairs.emplace_back(login->stand_in, login->value);
+  }
+  return StreamReplacer(std::move(pairs));
+}
+
 StreamReplacer FindStandIns(const LoginTable& table, const std::vector<const Login*>& mine) {
   std::vector<std::pair<std::string, std::string>> pairs;
   for (const Login& login : table.logins()) {
-    if (std::find(mine.begin(), mine.end(), &login) != mine.end()) continue;
+    if (Mine(login, mine)) continue;
     pairs.emplace_back(login.stand_in, login.stand_in);
   }
   return StreamReplacer(std::move(pairs));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +37,21 @@ class LoginTable {
  private:
   std::vector<Login> logins_;
   std::vector<std::vector<HostPort>> hosts_;  // per login
+};
+
+// The session's logins as they stand: a token endpoint's answer adds new
+// ones (a refreshed subscription login) while connections are served. Each
+// exchange takes the table as it is when its request arrives.
+class LoginStore {
+ public:
+  explicit LoginStore(std::shared_ptr<const LoginTable> table) : table_(std::move(table)) {}
+  std::shared_ptr<const LoginTable> Current() const;
+  // The table with `more` after the logins it has (checked as at Start).
+  Result<void> Add(std::vector<Login> more);
+
+ private:
+  mutable std::mutex mutex_;
+  std::shared_ptr<const LoginTable> table_;
 };
 
 // The verdict on a request's head for a host (`mine`: the logins of that
@@ -73,6 +89,9 @@ class StreamReplacer {
 
 // Real values back to stand-ins: what the box may receive.
 StreamReplacer HideValues(const LoginTable& table);
+// Stand-ins of `mine` that go in bodies (Login::in_body) to real values: a
+// refresh token in the token request.
+StreamReplacer BodyValues(const std::vector<const Login*>& mine);
 // Stand-ins of logins other than `mine` found (and left as they are): what a
 // request body to a host of `mine` may not carry.
 StreamReplacer FindStandIns(const LoginTable& table, const std::vector<const Login*>& mine = {});

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "netfilter/auth.h"
+
 namespace corral::netfilter {
 namespace {
 
@@ -87,6 +89,44 @@ TEST(ApplyLoginsTest, OwnStandInsElsewhereGoAsTheyAreForeignOnesAreRefused) {
   ASSERT_TRUE(v.refused);
   EXPECT_EQ(v.refused_login->name, "api-key");
   EXPECT_EQ(v.refused->find("sk-"), std::string::npos);  // names the login, never a value
+}
+
+// git over HTTPS: the token is the password of Basic credentials, with
+// whatever user name the credential helper gives.
+TEST(ApplyLoginsTest, BasicCredentialsGetTheRealPasswordAndKeepTheUser) {
+  const std::string real = "ghp_REALtoken0123456789", fake = "ghp_FAKEtoken9876543210";
+  Login git{"GH_TOKEN", {"git.test:443"}, "Authorization", "Basic ", real, fake};
+  git.basic = true;
+  Login api{"GH_TOKEN", {"api.git.test:443"}, "Authorization", "token ", real, fake};
+  Login bearer{"GH_TOKEN", {"api.git.test:443"}, "Authorization", "Bearer ", real, fake};
+  auto table = LoginTable::Make({git, api, bearer});  // one secret in three forms
+  ASSERT_TRUE(table.ok()) << table.error().message;
+  const LoginTable& t = **table;
+  auto mine = t.For(Host("git.test"), 443);
+  RequestHead head = Head("GET /r.git/info/refs HTTP/1.1\r\nHost: git.test\r\nAuthorization: Basic " +
+                          EncodeBase64("x-access-token:" + fake) + "\r\n\r\n");
+  HeadVerdict verdict = ApplyLogins(t, mine, head);
+  EXPECT_FALSE(verdict.refused);
+  EXPECT_EQ(verdict.added, std::vector<std::string>{"GH_TOKEN"});
+  EXPECT_EQ(head.headers[1].value, "Basic " + EncodeBase64("x-access-token:" + real));
+  // Only the password: a stand-in as the user name is not a login.
+  head = Head("GET / HTTP/1.1\r\nHost: git.test\r\nAuthorization: Basic " + EncodeBase64(fake + ":x") +
+              "\r\n\r\n");
+  EXPECT_TRUE(ApplyLogins(t, mine, head).added.empty());
+  // gh's `token` and others' `Bearer` to the API, each in its form.
+  auto api_mine = t.For(Host("api.git.test"), 443);
+  for (std::string form : {"token ", "Bearer "}) {
+    head = Head("GET /user HTTP/1.1\r\nHost: api.git.test\r\nAuthorization: " + form + fake + "\r\n\r\n");
+    verdict = ApplyLogins(t, api_mine, head);
+    EXPECT_FALSE(verdict.refused) << form;
+    EXPECT_EQ(head.headers[1].value, form + real);
+  }
+  // To another host, even base64-encoded, the stand-in is refused.
+  head = Head("GET / HTTP/1.1\r\nHost: other.test\r\nAuthorization: Basic " + EncodeBase64("u:" + fake) +
+              "\r\n\r\n");
+  verdict = ApplyLogins(t, {}, head);
+  ASSERT_TRUE(verdict.refused);
+  EXPECT_EQ(verdict.refused->find(real), std::string::npos);
 }
 
 TEST(StreamReplacerTest, ReplacesAcrossEveryCut) {

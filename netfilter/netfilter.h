@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -69,6 +70,12 @@ struct Login {
   std::string prefix;              // before the value in the header: "Bearer ", or empty
   std::string value;               // the real secret; never logged, never sent to the box
   std::string stand_in;            // the box's stand-in: as long as `value`, unique to the session
+  // Also put `value` in request bodies to `hosts` (a refresh token in the
+  // token request); `header` may then be empty.
+  bool in_body = false;
+  // The value is the password of Basic credentials in `header` (prefix
+  // "Basic "), with any user name: git over HTTPS.
+  bool basic = false;
 };
 
 // A session CA as PEM text, made ahead of the proxy: where the proxy runs
@@ -82,6 +89,36 @@ struct SessionCaPem {
 };
 // A new session CA (as the proxy makes at Start), as PEM.
 Result<SessionCaPem> MakeSessionCaPem();
+
+// An OAuth token endpoint (a subscription login's refresh, or a login made
+// in the box): the JSON answer to a POST to `path` on one of `hosts` has its
+// tokens replaced by new stand-ins; the proxy holds the real ones from then
+// on, as the logins `fields` describe, and hands them to `on_tokens`.
+struct TokenEndpoint {
+  std::string name;                // for the log and on_tokens: "claude-subscription"
+  std::vector<std::string> hosts;  // "platform.claude.com:443"
+  std::string path;                // "/v1/oauth/token" (the query is not compared)
+  struct Field {
+    std::string field;  // in the answer: "access_token"
+    Login login;        // its name, hosts, header, prefix, in_body; no value yet
+  };
+  std::vector<Field> fields;
+};
+
+// New real tokens from a token endpoint's answer, for the host to keep.
+struct TokenUpdate {
+  std::string endpoint;                      // TokenEndpoint::name
+  std::map<std::string, std::string> tokens;  // field -> real value
+  std::optional<int64_t> expires_in;          // seconds, when the answer says
+};
+
+// A stand-in for `value`: as long as it, its known prefix ("sk-ant-api03-")
+// kept, each letter, digit, '-' or '_' after it a random one of its kind, a
+// JWT's header and claims kept (only its signature is secret); "" when fewer
+// than 8 positions would be random (it could be guessed from its shape).
+std::string MakeStandIn(std::string_view value);
+// The prefix MakeStandIn keeps: "sk-ant-api03-", "ghp_", ...; "" for none.
+std::string LoginValuePrefix(std::string_view value);
 
 struct ProxyConfig {
   // "HOST:PORT" ("127.0.0.1:0" picks a free port; "[::1]:3128") or "unix:PATH"
@@ -98,6 +135,10 @@ struct ProxyConfig {
   // Logins added on the way out; hosts they name are the only ones whose TLS
   // the proxy ends. Checked at Start (valid hosts, stand-ins unlike values).
   std::vector<Login> logins;
+  std::vector<TokenEndpoint> token_endpoints;
+  // Called (from a connection's thread) with the real tokens a token
+  // endpoint gave, after the box's answer holds stand-ins for them.
+  std::function<void(const TokenUpdate&)> on_tokens;
   // PEM bundle the upstream TLS of those hosts is verified against; empty:
   // OpenSSL's default (the host's /etc/ssl/certs).
   std::string upstream_ca_file;

@@ -26,11 +26,15 @@ void MakeBlocking(int fd, std::chrono::milliseconds idle) {
 }  // namespace
 
 Result<std::shared_ptr<LoginContext>> LoginContext::Make(const ProxyConfig& config) {
-  if (config.logins.empty()) return std::shared_ptr<LoginContext>();
+  if (config.logins.empty() && config.token_endpoints.empty()) return std::shared_ptr<LoginContext>();
   auto context = std::make_shared<LoginContext>();
   auto table = LoginTable::Make(config.logins);
   if (!table) return table.error().Context("logins");
-  context->table = std::move(*table);
+  context->store = std::make_unique<LoginStore>(std::move(*table));
+  auto endpoints = TokenEndpoints::Make(config.token_endpoints);
+  if (!endpoints) return endpoints.error();
+  context->endpoints = std::move(*endpoints);
+  context->on_tokens = config.on_tokens;
   auto ca = config.ca.empty() ? SessionCa::Create() : SessionCa::FromPem(config.ca.cert, config.ca.key);
   if (!ca) return ca.error();
   context->ca = std::move(*ca);
@@ -98,8 +102,9 @@ void Terminators::Serve(Handoff& h, Shared& shared) {
   MakeBlocking(h.client.get(), shared.limits.idle_timeout);
   MakeBlocking(h.upstream.get(), shared.limits.idle_timeout);
   ExchangeSetup setup;
-  setup.table = logins.table.get();
-  setup.mine = logins.table->For(h.host, h.port);
+  setup.store = logins.store.get();
+  setup.endpoints = logins.endpoints.get();
+  setup.on_tokens = logins.on_tokens;
   setup.host = h.host;
   setup.port = h.port;
   setup.tls = h.tls;

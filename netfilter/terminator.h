@@ -19,6 +19,7 @@
 #include "netfilter/http_parser.h"
 #include "netfilter/logins.h"
 #include "netfilter/session_ca.h"
+#include "netfilter/token_capture.h"
 
 namespace corral::netfilter {
 
@@ -26,11 +27,14 @@ struct Shared;
 
 // What a terminated connection needs, made once at Start.
 struct LoginContext {
-  std::shared_ptr<const LoginTable> table;
+  std::unique_ptr<LoginStore> store;
+  std::shared_ptr<const TokenEndpoints> endpoints;
+  std::function<void(const TokenUpdate&)> on_tokens;
   std::unique_ptr<SessionCa> ca;
   SslCtxPtr box_ctx, upstream_ctx;
 
-  // Null when `config` has no logins: then no TLS is ever ended.
+  // Null when `config` has no logins and no token endpoints: then no TLS is
+  // ever ended.
   static Result<std::shared_ptr<LoginContext>> Make(const ProxyConfig& config);
 };
 

@@ -52,6 +52,7 @@ struct Recipe {
   // stand-ins): header, prefix, API hosts, base-URL variable. The rest (a
   // base URL, a model name) are passed as they are.
   std::vector<BoxLogin> logins;
+  std::vector<LoginFile> login_files;  // subscription logins' files, paths as in copy.logins
   std::string logins_mode;  // "proxy" or "pass" (the recipe's `logins`); "": agents.logins
   std::vector<std::string> hosts;      // API and login hosts
   std::vector<std::string> run_without_asking;  // added when boxed
@@ -98,6 +99,11 @@ struct SeedStep {
   std::string to;    // the box's, under corral's state folder
   std::string shown; // "~/.claude/settings.json", for lines
   std::vector<std::string> program_keys;
+  // A login file whose tokens the proxy holds: the box's copy, stand-ins in
+  // place of them (written instead of `from`); with `stood_in` and no text,
+  // it could not be made and the box gets none.
+  bool stood_in = false;
+  std::optional<std::string> text = std::nullopt;
 };
 struct AgentSeed {
   std::string agent;

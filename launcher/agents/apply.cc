@@ -138,6 +138,11 @@ Result<AgentRun> ApplyRecipe(const Recipe& recipe, const std::vector<std::string
       seed.steps.push_back({kind, host, box, path, {}});
     }
   }
+  // The login files the proxy holds tokens of, at the host's paths.
+  for (LoginFile file : recipe.login_files) {
+    file.path = place(file.path).first;
+    add.login_files.push_back(std::move(file));
+  }
   for (const std::string& path : recipe.copy.back) {
     auto [host, box] = place(path);
     seed.back.push_back({SeedStep::kText, box, host, path, {}});

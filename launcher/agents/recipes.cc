@@ -44,6 +44,56 @@ BoxLogin Login(std::string variable, std::string header, std::string prefix, Wor
           std::move(base_url), ""};
 }
 
+// A token in a login file: at `pointer`, `field` in the token endpoint's
+// answer, sent as `login` says.
+LoginFile::Token Token(std::string pointer, std::string field, BoxLogin login) {
+  return {std::move(pointer), std::move(field), std::move(login)};
+}
+
+// A token sent only in the body of a request to `hosts` (a refresh token
+// to the token endpoint), never in a header.
+BoxLogin InBody(std::string name, Words hosts) {
+  BoxLogin login = Login(std::move(name), "", "", std::move(hosts), "");
+  login.in_body = true;
+  return login;
+}
+
+// The subscription logins' files, whose tokens the proxy holds. Claude
+// Code's /login keeps an OAuth access token (sent as Bearer to the API) and
+// a refresh token, which it sends to its TOKEN_URL,
+// platform.claude.com/v1/oauth/token (read from Claude Code 2.1.332). Codex's
+// ChatGPT login keeps tokens in auth.json: the access token goes to
+// chatgpt.com's backend API, the refresh and id tokens only to
+// auth.openai.com/oauth/token (developers.openai.com/codex/auth); an API key
+// there goes to the API as OPENAI_API_KEY would.
+std::vector<LoginFile> LoginFilesOf(const std::string& agent) {
+  if (agent == "claude") {
+    LoginFile file{"~/.claude/.credentials.json", {}, {"https://platform.claude.com/v1/oauth/token"},
+                   "/claudeAiOauth/expiresAt", ""};
+    file.tokens = {
+        Token("/claudeAiOauth/accessToken", "access_token",
+              Login("claude subscription token", "Authorization", "Bearer ", {"api.anthropic.com"},
+                    "ANTHROPIC_BASE_URL")),
+        Token("/claudeAiOauth/refreshToken", "refresh_token",
+              InBody("claude subscription refresh token", {"platform.claude.com"}))};
+    return {file};
+  }
+  if (agent == "codex") {
+    LoginFile file{"~/.codex/auth.json", {}, {"https://auth.openai.com/oauth/token"}, "", "/last_refresh"};
+    file.tokens = {
+        Token("/tokens/access_token", "access_token",
+              Login("codex chatgpt token", "Authorization", "Bearer ", {"chatgpt.com"}, "")),
+        Token("/tokens/refresh_token", "refresh_token",
+              InBody("codex chatgpt refresh token", {"auth.openai.com"})),
+        Token("/tokens/id_token", "id_token", InBody("codex chatgpt id token", {"auth.openai.com"})),
+        Token("/OPENAI_API_KEY", "",
+              Login("codex api key (auth.json)", "Authorization", "Bearer ", {"api.openai.com"},
+                    "OPENAI_BASE_URL"))};
+    return {file};
+  }
+  return {};
+}
+
 // Anthropic's API takes an API key in `x-api-key`, and an OAuth or gateway
 // token in `Authorization: Bearer` (docs.anthropic.com/en/api/overview;
 // ANTHROPIC_AUTH_TOKEN in code.claude.com/docs/en/settings). Its SDKs, and
@@ -236,6 +286,7 @@ std::vector<Recipe> BuiltIn() {
   for (Recipe& recipe : r) {
     recipe.copy = CopyOf(recipe.name);
     recipe.logins = LoginsOf(recipe.name);
+    recipe.login_files = LoginFilesOf(recipe.name);
   }
   // Codex keeps its own sandbox when unboxed: nothing else stands between it
   // and the machine.

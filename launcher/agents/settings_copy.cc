@@ -283,6 +283,14 @@ Result<std::vector<std::string>> SeedAgentFolders(const AgentSeed& seed) {
       SeedSettings(seed.base, step, dropped, lines);
     } else if (step.kind == SeedStep::kText) {
       SeedText(seed.base, step, lines);
+    } else if (step.stood_in) {
+      // The proxy holds its tokens: the box's copy has their stand-ins.
+      if (!step.text) {
+        RemoveBoxFile(seed.base, step.to);
+        lines.push_back(step.shown + " (a login) not copied into the box: its tokens could not stand in");
+      } else if (auto ok = WriteBoxFile(seed.base, step.to, *step.text, 0600); !ok) {
+        lines.push_back(step.shown + " (a login) not copied into the box: " + ok.error().message);
+      }
     } else {
       struct stat st {};
       if (::stat(step.from.c_str(), &st) != 0) continue;

@@ -13,6 +13,8 @@ std::string ProxyLoginsJson(const ProxyLogins& logins, bool values_by_name) {
     json entry = {{"name", login.name},       {"hosts", login.hosts},
                   {"header", login.header},   {"prefix", login.prefix},
                   {"stand_in", login.stand_in}};
+    if (login.in_body) entry["in_body"] = true;
+    if (login.basic) entry["basic"] = true;
     if (values_by_name) {
       entry["value_env"] = login.name;
     } else {
@@ -57,6 +59,12 @@ Result<netfilter::Login> LoginOf(const json& entry, std::size_t index,
     if (!host.is_string()) return Error(where + ": \"hosts\" must list host:port entries");
     login.hosts.push_back(host.get<std::string>());
   }
+  for (auto [key, flag] : {std::pair{"in_body", &login.in_body}, std::pair{"basic", &login.basic}}) {
+    auto it = entry.find(key);
+    if (it == entry.end()) continue;
+    if (!it->is_boolean()) return Error(where + ": \"" + key + "\" must be true or false");
+    *flag = it->get<bool>();
+  }
   auto by_name = Text(entry, "value_env", where);
   if (!by_name) return by_name.error();
   if (!by_name->empty()) {
@@ -68,7 +76,8 @@ Result<netfilter::Login> LoginOf(const json& entry, std::size_t index,
     }
     login.value = value;
   }
-  if (login.name.empty() || login.header.empty() || login.value.empty() ||
+  // A login only in request bodies may have no header (the proxy checks the rest).
+  if (login.name.empty() || (login.header.empty() && !login.in_body) || login.value.empty() ||
       login.stand_in.empty()) {
     return Error(where + ": \"name\", \"header\", \"stand_in\" and \"value\" (or \"value_env\") "
                  "are required");

@@ -10,8 +10,13 @@ namespace {
 using nlohmann::json;
 
 netfilter::Login Anthropic() {
-  return {"ANTHROPIC_API_KEY", {"api.anthropic.com:443"}, "x-api-key", "",
-          "sk-ant-api03-REALREALREAL", "sk-ant-api03-standinstand"};
+  netfilter::Login login;
+  login.name = "ANTHROPIC_API_KEY";
+  login.hosts = {"api.anthropic.com:443"};
+  login.header = "x-api-key";
+  login.value = "sk-ant-api03-REALREALREAL";
+  login.stand_in = "sk-ant-api03-standinstand";
+  return login;
 }
 
 std::function<const char*(const char*)> Env(std::map<std::string, std::string> values) {
@@ -36,6 +41,26 @@ TEST(ProxyLoginsJson, ReadsBackWhatItWrote) {
   EXPECT_EQ(back->ca.cert, "CERT");
   EXPECT_EQ(back->ca.key, "KEY");
   EXPECT_EQ(back->upstream_ca, "UPSTREAM");
+}
+
+TEST(ProxyLoginsJson, KeepsEachLoginsForm) {
+  netfilter::Login git = Anthropic();
+  git.name = "GH_TOKEN";
+  git.header = "Authorization";
+  git.prefix = "Basic ";
+  git.basic = true;
+  netfilter::Login refresh = Anthropic();
+  refresh.name = "refresh";
+  refresh.header = "";
+  refresh.in_body = true;
+  auto back = ParseProxyLogins(ProxyLoginsJson({{git, refresh, Anthropic()}, {}, ""}), nullptr);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  ASSERT_EQ(back->logins.size(), 3u);
+  EXPECT_TRUE(back->logins[0].basic);
+  EXPECT_FALSE(back->logins[0].in_body);
+  EXPECT_TRUE(back->logins[1].in_body);
+  EXPECT_EQ(back->logins[1].header, "");
+  EXPECT_FALSE(back->logins[2].basic || back->logins[2].in_body);
 }
 
 TEST(ProxyLoginsJson, ByNameHoldsNoValueAndTakesItFromTheProxysEnvironment) {

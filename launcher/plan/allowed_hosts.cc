@@ -40,6 +40,13 @@ void AllowHosts(const PlanInput& input, const std::string& git_config, SessionPl
     allow(host, "a git remote in .git/config", true);
     if (listed(host)) plan.notes.push_back("git host " + host + " allowed (from .git/config)");
   }
+  // gh in the box: a GitHub project with its token needs GitHub's API too.
+  bool github_token = std::any_of(plan.logins.begin(), plan.logins.end(), [](const BoxLogin& login) {
+    return login.basic && (login.variable == "GH_TOKEN" || login.variable == "GITHUB_TOKEN");
+  });
+  if (github_token && listed("github.com:443") && allow("api.github.com:443", "GitHub's API", false)) {
+    plan.notes.push_back("api.github.com:443 allowed (the project is on GitHub and its token is set: gh works)");
+  }
   bool recipe = false;
   for (const std::string& host : input.agent.hosts) {
     allow(host, input.agent.agent + "'s recipe", false);

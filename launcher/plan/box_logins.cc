@@ -1,77 +1,12 @@
 // The agent's logins in the plan (docs/logins.md): for each one that is set,
 // the box gets a stand-in of the value's shape and length, and the session's
 // proxy the real value (read again from corral's environment when it starts).
-#include <sys/random.h>
-
 #include <algorithm>
-#include <array>
-#include <cctype>
 
 #include "launcher/plan/plan.h"
+#include "netfilter/netfilter.h"
 
 namespace corral::launcher {
-namespace {
-
-// Fewer random positions than this, and a stand-in could be guessed from
-// the value's shape: such a value stays in the box as it is, with a note.
-constexpr std::size_t kMinRandom = 8;
-
-// One random byte below `bound` (no modulo bias), from the kernel's CSPRNG.
-unsigned char RandomBelow(unsigned bound) {
-  const unsigned limit = 256 - 256 % bound;
-  while (true) {
-    unsigned char byte = 0;
-    if (::getrandom(&byte, 1, 0) == 1 && byte < limit) return byte % bound;
-  }
-}
-
-char SameClass(char c) {
-  static constexpr char kDigits[] = "0123456789";
-  static constexpr char kLower[] = "abcdefghijklmnopqrstuvwxyz";
-  static constexpr char kUpper[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-  unsigned char u = static_cast<unsigned char>(c);
-  if (std::isdigit(u)) return kDigits[RandomBelow(10)];
-  if (std::islower(u)) return kLower[RandomBelow(26)];
-  if (std::isupper(u)) return kUpper[RandomBelow(26)];
-  if (c == '-' || c == '_') return RandomBelow(2) ? '-' : '_';  // base64url's two
-  return c;  // a JWT's dots, padding: the shape
-}
-
-bool Randomized(char c) {
-  unsigned char u = static_cast<unsigned char>(c);
-  return std::isalnum(u) || c == '-' || c == '_';
-}
-
-}  // namespace
-
-std::string LoginValuePrefix(std::string_view value) {
-  // Longest first. Anthropic (API key, OAuth token), OpenAI (project,
-  // service account, admin, legacy), OpenRouter, GitHub, Google, GitLab.
-  static constexpr std::array<std::string_view, 17> kPrefixes = {
-      "sk-ant-api03-", "sk-ant-oat01-", "sk-ant-ort01-", "sk-svcacct-", "github_pat_",
-      "sk-or-v1-",     "sk-admin-",     "sk-proj-",      "sk-ant-",     "glpat-",
-      "ghp_",          "gho_",          "ghu_",          "ghs_",        "ghr_",
-      "AIza",          "sk-"};
-  for (std::string_view prefix : kPrefixes) {
-    if (value.size() > prefix.size() && value.substr(0, prefix.size()) == prefix) {
-      return std::string(prefix);
-    }
-  }
-  return "";
-}
-
-std::string StandIn(std::string_view value) {
-  std::string prefix = LoginValuePrefix(value);
-  std::string_view rest = value.substr(prefix.size());
-  if (static_cast<std::size_t>(std::count_if(rest.begin(), rest.end(), Randomized)) < kMinRandom) {
-    return "";
-  }
-  while (true) {
-    std::string out = prefix;
-    for (char c : rest) out += SameClass(c);
-    if (out != value) return out;
-  }
-}
 
 std::vector<std::string> LoginHosts(const BoxLogin& login, const char* base_url) {
   if (base_url && *base_url) {
@@ -111,22 +46,24 @@ void PlanLogins(const PlanInput& input, SessionPlan& plan) {
     });
     if (same != plan.logins.end()) {
       plan.notes.push_back("login " + login.variable + " holds the same value as " +
-                           same->variable + ": the box has one stand-in for both, added in " +
-                           same->header + " as " + same->variable + "'s is");
+                           same->variable + ": the box has one stand-in for both, and the proxy adds "
+                           "the value in each one's header");
       planned.stand_in = same->stand_in;
       plan.logins.push_back(std::move(planned));
       continue;
     }
-    planned.stand_in = StandIn(value);
+    planned.stand_in = netfilter::MakeStandIn(value);
     if (planned.stand_in.empty()) {
       plan.logins_passed.push_back(login.variable);
       plan.notes.push_back("warning: login " + login.variable + " is too short to stand in for "
-                           "(under " + std::to_string(kMinRandom) + " random characters): the "
+                           "(under 8 random characters): the "
                            "box has it as it is");
       continue;
     }
     plan.logins.push_back(std::move(planned));
   }
+  PlanGitLogins(input, plan);
+  PlanLoginFiles(input, plan);
 }
 
 void UseStandIns(SessionPlan& plan) {
@@ -145,8 +82,10 @@ void UseStandIns(SessionPlan& plan) {
     }
   }
   for (const BoxLogin& login : plan.logins) {
+    if (!login.file.empty()) continue;  // in the box's copy of its file
     if (std::find(placed.begin(), placed.end(), login.variable) == placed.end()) {
       plan.env.push_back(login.variable + "=" + login.stand_in);
+      placed.push_back(login.variable);  // one variable may go in several forms
     }
   }
   auto& passed = plan.passed_by_name;
@@ -157,16 +96,24 @@ void UseStandIns(SessionPlan& plan) {
 
 void PassLoginsAsTheyAre(SessionPlan& plan, const std::function<const char*(const char*)>& getenv,
                          const std::string& ca_bundle, const std::string& why) {
-  if (plan.logins.empty()) return;
+  if (plan.logins.empty() && plan.login_files.empty()) return;
   for (const BoxLogin& login : plan.logins) {
+    if (!login.file.empty()) {  // its file is copied as it is
+      plan.logins_passed.push_back(login.variable);
+      continue;
+    }
     const char* value = getenv ? getenv(login.variable.c_str()) : nullptr;
     for (std::string& entry : plan.env) {
       if (entry.rfind(login.variable + "=", 0) == 0) entry = login.variable + "=" + (value ? value : "");
     }
+    auto& passed = plan.logins_passed;
+    if (std::find(passed.begin(), passed.end(), login.variable) != passed.end()) continue;
     plan.passed_by_name.push_back(login.variable);
-    plan.logins_passed.push_back(login.variable);
+    passed.push_back(login.variable);
   }
   plan.logins.clear();
+  plan.login_files.clear();
+  plan.box_login_files.clear();
   plan.logins_passed_why = why;
   // The box trusts the host's bundle again, as it does without logins.
   auto ca = std::find_if(plan.mounts.begin(), plan.mounts.end(),

@@ -55,11 +55,18 @@ std::string DescribePlan(const SessionPlan& plan) {
     out << "logins (the box has a stand-in; the session's proxy adds the real value only on "
            "the way to their hosts):\n";
     for (const BoxLogin& login : plan.logins) {
-      out << "  " << login.variable << ": in " << login.header
-          << (login.prefix.empty() ? "" : " (" + login.prefix + "...)") << " to";
+      out << "  " << login.variable << ": in "
+          << (login.header.empty() ? "request bodies"
+                                   : login.header + (login.prefix.empty() ? "" : " (" + login.prefix + "...)"))
+          << " to";
       for (const auto& host : login.hosts) out << " " << host;
-      out << "\n";
+      out << (login.file.empty() ? "" : " (from " + login.file + ")") << "\n";
     }
+  }
+  for (const LoginFile& file : plan.login_files) {
+    out << "tokens of " << file.path << " renewed or made through";
+    for (const auto& url : file.token_urls) out << " " << url;
+    out << ": the box gets new stand-ins, your file the new tokens\n";
   }
   if (!plan.logins_passed.empty()) {
     out << "logins in the box as they are"

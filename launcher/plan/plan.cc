@@ -183,7 +183,7 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
   }
   PlanLogins(input, plan);
   std::string ca_in_box;
-  if (!plan.logins.empty()) {  // written once the session's proxy has started
+  if (!plan.logins.empty() || !plan.login_files.empty()) {  // written once the proxy has started
     ca_in_box = kCaInBox;
     mounts.push_back(Bind(plan.session_dir + "/" + kCaBundleFile, ca_in_box, true,
                           "the host's trusted CA bundle plus this session's CA (login hosts)"));
@@ -223,6 +223,7 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
     }
   }
   UseStandIns(plan);
+  UseGitCredentials(plan);
 
   plan.allowed_domains = policy.network.allowed_domains;  // checked when loaded
   std::string repo = git.common_dir.empty() ? git.git_dir : git.common_dir;

@@ -146,14 +146,15 @@ std::vector<std::pair<std::string, std::string>> ShellEnvironment(
 std::vector<std::string> ProxyEnvironment();
 
 // The agent's logins (box_logins.cc, docs/logins.md).
-// The recognizable start of a login's value that its stand-in keeps
-// ("sk-ant-api03-", "sk-proj-", "ghp_"); "" when none is known.
-std::string LoginValuePrefix(std::string_view value);
-// A stand-in for `value`, unique to this call: its prefix kept, every other
-// letter, digit, '-' or '_' a random one of the same class (the kernel's
-// CSPRNG), anything else kept; as long as the value. "" when fewer than 8
-// positions would be random: too short to stand in for.
-std::string StandIn(std::string_view value);
+// Stand-ins come from netfilter::MakeStandIn.
+// plan.login_files, and the logins and the box's copies of the agent's
+// login files that exist (login_files.cc).
+void PlanLoginFiles(const PlanInput& input, SessionPlan& plan);
+// GH_TOKEN / GITHUB_TOKEN as logins for git over HTTPS (github.com, $GH_HOST)
+// and gh's API (git_logins.cc); then, once the box's env is made, the git
+// credential helper that gives git the stand-in.
+void PlanGitLogins(const PlanInput& input, SessionPlan& plan);
+void UseGitCredentials(SessionPlan& plan);
 // Where a login goes: its base URL's host:port when that variable is set to
 // an http(s) URL, else the recipe's hosts at 443.
 std::vector<std::string> LoginHosts(const BoxLogin& login, const char* base_url);

@@ -12,17 +12,41 @@ using json = nlohmann::json;
 
 namespace {
 
-// One per stand-in, as the session's proxy holds them; no values.
+// Each form of each stand-in once, as the session's proxy holds them
+// (ProxyLogins); no values. Login files are not rendered (`corral spec`
+// reads none).
 std::vector<netfilter::Login> Held(const SessionPlan& plan) {
   std::vector<netfilter::Login> held;
   for (const BoxLogin& login : plan.logins) {
-    if (std::any_of(held.begin(), held.end(),
-                    [&](const netfilter::Login& l) { return l.stand_in == login.stand_in; })) {
-      continue;
+    if (!login.file.empty()) continue;
+    netfilter::Login form;
+    form.name = login.variable;
+    form.hosts = login.hosts;
+    form.header = login.header;
+    form.prefix = login.prefix;
+    form.stand_in = login.stand_in;
+    form.in_body = login.in_body;
+    form.basic = login.basic;
+    if (std::none_of(held.begin(), held.end(), [&](const netfilter::Login& l) {
+          return l.stand_in == form.stand_in && l.header == form.header &&
+                 l.prefix == form.prefix && l.basic == form.basic && l.in_body == form.in_body &&
+                 l.hosts == form.hosts;
+        })) {
+      held.push_back(std::move(form));
     }
-    held.push_back({login.variable, login.hosts, login.header, login.prefix, "", login.stand_in});
   }
   return held;
+}
+
+// Each variable once (one login may be held in several forms).
+std::vector<std::string> Variables(const std::vector<netfilter::Login>& held) {
+  std::vector<std::string> names;
+  for (const netfilter::Login& login : held) {
+    if (std::find(names.begin(), names.end(), login.name) == names.end()) {
+      names.push_back(login.name);
+    }
+  }
+  return names;
 }
 
 json SecretRef(const std::string& variable, const std::string& secret, const std::string& key) {
@@ -45,8 +69,8 @@ json LoginsSecret(const SessionPlan& plan, const Names& names, const Options& op
 json ProxyLoginEnvironment(const SessionPlan& plan, const Names& names) {
   json env = json::array();
   env.push_back(SecretRef(network_mode::kProxyLoginsVariable, names.logins, kLoginsKey));
-  for (const netfilter::Login& login : Held(plan)) {
-    env.push_back(SecretRef(login.name, names.login_values, login.name));
+  for (const std::string& name : Variables(Held(plan))) {
+    env.push_back(SecretRef(name, names.login_values, name));
   }
   return env;
 }
@@ -55,9 +79,9 @@ void LoginNotes(const SessionPlan& plan, const Names& names, const Options& opti
                 std::vector<std::string>& notes) {
   std::string command = "kubectl create secret generic " + names.login_values;
   std::string variables;
-  for (const netfilter::Login& login : Held(plan)) {
-    command += " --from-literal=" + login.name + "=\"$" + login.name + "\"";
-    variables += (variables.empty() ? "" : ", ") + login.name;
+  for (const std::string& name : Variables(Held(plan))) {
+    command += " --from-literal=" + name + "=\"$" + name + "\"";
+    variables += (variables.empty() ? "" : ", ") + name;
   }
   notes.push_back("Logins (" + variables + "): the agent's Pod has stand-ins, made now from "
                   "the values in your environment; the proxy's Pod alone has the real values, "

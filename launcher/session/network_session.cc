@@ -2,6 +2,7 @@
 // mode, docs/network-mode.md): the session folder's files go into a volume,
 // the proxy runs in a sidecar, and the oracle's questions come up a stream
 // that corral holds to the engine. Everything else is the local session's.
+#include <algorithm>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -82,6 +83,23 @@ bool WantsNetworkMode(const Engine& engine, const std::function<const char*(cons
   if (engine.remote()) return true;
   const char* forced = getenv ? getenv("CORRAL_ENGINE_MODE") : nullptr;
   return forced != nullptr && std::string(forced) == "network";
+}
+
+void PassLoginFilesAsTheyAre(SessionPlan& plan) {
+  if (plan.login_files.empty()) return;
+  auto from_file = [](const BoxLogin& login) { return !login.file.empty(); };
+  for (const BoxLogin& login : plan.logins) {
+    if (from_file(login) && std::find(plan.logins_passed.begin(), plan.logins_passed.end(),
+                                      login.variable) == plan.logins_passed.end()) {
+      plan.logins_passed.push_back(login.variable);
+    }
+  }
+  plan.logins.erase(std::remove_if(plan.logins.begin(), plan.logins.end(), from_file),
+                    plan.logins.end());
+  plan.login_files.clear();
+  plan.box_login_files.clear();
+  plan.logins_passed_why = "the network mode's proxy sidecar cannot keep a refreshed token in "
+                           "this machine's file";
 }
 
 namespace {

@@ -12,9 +12,19 @@ Result<std::vector<netfilter::Login>> ProxyLogins(const SessionPlan& plan,
                                                   const LoginSource& source) {
   std::vector<netfilter::Login> logins;
   for (const BoxLogin& login : plan.logins) {
-    // Two variables with one value share a stand-in: the proxy holds it once.
-    if (std::any_of(logins.begin(), logins.end(),
-                    [&](const netfilter::Login& l) { return l.stand_in == login.stand_in; })) {
+    // Two variables with one value share a stand-in: the proxy holds each
+    // form of it (header, prefix, hosts) once.
+    if (std::any_of(logins.begin(), logins.end(), [&](const netfilter::Login& l) {
+          return l.stand_in == login.stand_in && l.header == login.header && l.prefix == login.prefix &&
+                 l.basic == login.basic && l.in_body == login.in_body && l.hosts == login.hosts;
+        })) {
+      continue;
+    }
+    if (!login.file.empty()) {
+      auto value = FileLoginValue(login);
+      if (!value) return value.error();
+      logins.push_back({login.variable, login.hosts, login.header, login.prefix, *value,
+                        login.stand_in, login.in_body});
       continue;
     }
     const char* value = source.getenv ? source.getenv(login.variable.c_str()) : nullptr;
@@ -22,8 +32,10 @@ Result<std::vector<netfilter::Login>> ProxyLogins(const SessionPlan& plan,
       return Error("the login in $" + login.variable + " changed while the session was being "
                    "set up: start the session again");
     }
-    logins.push_back({login.variable, login.hosts, login.header, login.prefix, value,
-                      login.stand_in});
+    netfilter::Login held{login.variable, login.hosts, login.header, login.prefix, value,
+                          login.stand_in, login.in_body};
+    held.basic = login.basic;
+    logins.push_back(std::move(held));
   }
   return logins;
 }
@@ -55,9 +67,18 @@ std::string LoginsLine(const SessionPlan& plan) {
   std::string line;
   if (!plan.logins.empty()) {
     line = "logins held by the proxy (the box has stand-ins):";
+    // One login in several forms (GH_TOKEN: git's Basic, gh's token) is one name.
+    std::vector<std::pair<std::string, std::vector<std::string>>> named;
     for (const BoxLogin& login : plan.logins) {
-      line += " " + login.variable + " (";
-      for (std::size_t i = 0; i < login.hosts.size(); ++i) line += (i ? ", " : "") + login.hosts[i];
+      auto it = std::find_if(named.begin(), named.end(), [&](const auto& n) { return n.first == login.variable; });
+      if (it == named.end()) it = named.insert(named.end(), {login.variable, {}});
+      for (const std::string& host : login.hosts) {
+        if (std::find(it->second.begin(), it->second.end(), host) == it->second.end()) it->second.push_back(host);
+      }
+    }
+    for (const auto& [name, hosts] : named) {
+      line += " " + name + " (";
+      for (std::size_t i = 0; i < hosts.size(); ++i) line += (i ? ", " : "") + hosts[i];
       line += ")";
     }
   }

@@ -26,17 +26,26 @@ const char* Env(const char* name) {
   return n == "ANTHROPIC_API_KEY" || n == "ANTHROPIC_AUTH_TOKEN" ? "sk-scripted-model" : nullptr;
 }
 
-TEST(ProxyLogins, RealValuesFromTheEnvironmentOnePerStandIn) {
+// One value in two variables: one stand-in, held once in each form it goes
+// in (x-api-key, Bearer); a second variable in the same form adds nothing.
+TEST(ProxyLogins, RealValuesFromTheEnvironmentOncePerForm) {
   TempTree tree;
-  auto logins = ProxyLogins(PlanWithLogins(tree.root()), {Env, ""});
+  SessionPlan plan = PlanWithLogins(tree.root());
+  BoxLogin again = plan.logins[0];
+  again.variable = "ANTHROPIC_AUTH_TOKEN";
+  plan.logins.push_back(again);
+  auto logins = ProxyLogins(plan, {Env, ""});
   ASSERT_TRUE(logins) << logins.error().message;
-  ASSERT_EQ(logins->size(), 1u);
+  ASSERT_EQ(logins->size(), 2u);
   const netfilter::Login& login = (*logins)[0];
   EXPECT_EQ(login.name, "ANTHROPIC_API_KEY");
   EXPECT_EQ(login.value, "sk-scripted-model");
   EXPECT_EQ(login.stand_in, "sk-QQQQQQQQQQQQQQ");
   EXPECT_EQ(login.header, "x-api-key");
   EXPECT_EQ(login.hosts, std::vector<std::string>{"model.test:8080"});
+  EXPECT_EQ((*logins)[1].header, "Authorization");
+  EXPECT_EQ((*logins)[1].prefix, "Bearer ");
+  EXPECT_EQ((*logins)[1].value, "sk-scripted-model");
 }
 
 TEST(ProxyLogins, AValueThatChangedLengthIsAnError) {

@@ -74,6 +74,16 @@ Result<HostServices> StartServices(const policy::Policy& policy,
       return held.error();
     }
     config.logins = std::move(*held);
+    config.token_endpoints = TokenEndpoints(plan);
+    config.on_tokens = [files = plan.login_files, &record](const netfilter::TokenUpdate& update) {
+      for (const LoginFile& file : files) {
+        if (file.path != update.endpoint) continue;
+        auto kept = KeepTokens(file, update);
+        nlohmann::json event = {{"event", "login_tokens_kept"}, {"file", file.path}, {"kept", kept.ok()}};
+        if (!kept) event["error"] = kept.error().message;  // names the file, never a token
+        record.Write(std::move(event));
+      }
+    };
     config.upstream_ca_file = UpstreamCaFile(policy, logins.ca_bundle);
     auto proxy = netfilter::Proxy::Start(config);
     if (!proxy) {
@@ -82,7 +92,7 @@ Result<HostServices> StartServices(const policy::Policy& policy,
     }
     services.proxy = std::move(*proxy);
     // Before the box is made: its CA mount names this file.
-    if (!plan.logins.empty()) {
+    if (!plan.logins.empty() || !plan.login_files.empty()) {
       if (auto ok = WriteBoxCaBundle(plan, logins.ca_bundle, services.proxy->ca_pem()); !ok) {
         services.Stop();
         return ok.error();

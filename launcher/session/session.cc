@@ -306,6 +306,7 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   // Its version is chosen below, once the engine can say which are built.
   if (image_recipe) input.image = AgentImageTag(image_recipe->name, "");
   input.logins_through_proxy = true;  // this session's proxy holds them
+  input.read_login_file = ReadLoginFile;
   auto plan = MakePlan(input);
   if (!plan) return plan.error();
   auto choice = ChooseEndpoints(options.engine, policy.engine, input.getenv);
@@ -366,7 +367,8 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   auto engine_lines = FitToEngine(*engine, *plan, policy.limits.require);
   if (!engine_lines) return engine_lines.error();
   if (mode.network) {
-    // The proxy sidecar holds the logins (NetworkSession::BringUp).
+    // The proxy sidecar holds the login variables (NetworkSession::BringUp).
+    PassLoginFilesAsTheyAre(*plan);
     *engine_lines += "  " +
                      (engine->remote() ? engine->ModeLine()
                                        : std::string("mode: network (CORRAL_ENGINE_MODE=network)")) +
@@ -380,7 +382,14 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
     if (!tag) return tag.error();
     plan->image = *tag;
   }
-  // The box's own settings folders, filled from the user's (never shared).
+  // The box's own settings folders, filled from the user's (never shared);
+  // login files whose tokens the proxy holds, with stand-ins.
+  for (SeedStep& step : seed.steps) {
+    auto copy = plan->box_login_files.find(step.from);
+    if (step.kind != SeedStep::kLogin || copy == plan->box_login_files.end()) continue;
+    step.stood_in = true;
+    step.text = copy->second;
+  }
   auto seeded = SeedAgentFolders(seed);
   if (!seeded) return seeded.error().Context("fill " + seed.agent + "'s settings folders");
   for (const std::string& line : *seeded) *engine_lines += "  " + line + "\n";

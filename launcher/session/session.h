@@ -190,6 +190,16 @@ struct LoginSource {
 // value is gone or changed length since the plan was made.
 Result<std::vector<netfilter::Login>> ProxyLogins(const SessionPlan& plan,
                                                   const LoginSource& source);
+// A login file's text; nullopt when it is not there (login_files_host.cc).
+std::optional<std::string> ReadLoginFile(const std::string& path);
+// A file login's real value, read again as the proxy starts; an error when
+// it is gone or changed length since the plan was made.
+Result<std::string> FileLoginValue(const BoxLogin& login);
+// The proxy's token endpoints for plan.login_files.
+std::vector<netfilter::TokenEndpoint> TokenEndpoints(const SessionPlan& plan);
+// Writes the tokens a token endpoint gave into the host's login file (made
+// when missing), with their expiry or refresh time, replacing it whole.
+Result<void> KeepTokens(const LoginFile& file, const netfilter::TokenUpdate& update);
 // The CA file the proxy checks login hosts' certificates against:
 // network.upstream_ca_file when set, else the host's bundle ("" when none:
 // the system's default paths).
@@ -420,6 +430,10 @@ Result<void> NameTheBoxUser(Engine& engine, SessionPlan& plan);
 // engine that cannot see this machine, or any engine with
 // CORRAL_ENGINE_MODE=network.
 bool WantsNetworkMode(const Engine& engine, const std::function<const char*(const char*)>& getenv);
+// The network mode's sidecar holds login variables, not login files: it
+// could refresh a token but not keep it in this machine's file. Each login
+// file is copied into the box as it is, and the start line says why.
+void PassLoginFilesAsTheyAre(SessionPlan& plan);
 struct HostPaths {
   std::string shim, shell, ca_bundle;  // PlanInput's
 };

@@ -17,10 +17,17 @@ The session's steps:
  2. a plain request to other.test:PORT2 (allowed), which reaches it;
  3. the same with the stand-in in a header: 403, and other.test gets nothing.
 Then: the model saw the real key, the record has the refusal, `corral inbox`
-has it. Last, a model whose certificate comes from another CA: the proxy
+has it. Next, a model whose certificate comes from another CA: the proxy
 refuses it (502) and nothing reaches the model. Claude's first session runs
 again in the network mode (CORRAL_ENGINE_MODE=network): the proxy sidecar
 holds the key, and the same search finds no real byte of it in the box.
+
+Last, for Claude Code, a subscription login: ~/.claude/.credentials.json with
+an expired access token. Claude Code refreshes at platform.claude.com (a TLS
+server on 127.0.0.1:443 here, named in the proxy's hosts file); the token
+server must get the real refresh token, the model the new real access token,
+the host's file the new tokens, and a search of the box finds none of the four
+tokens.
 
 The search runs with the real key written as octal escapes: the proxy puts the
 stand-in in place of the real value in what the box receives, and the
@@ -116,17 +123,20 @@ def in_proc(pattern, names="-name environ"):
             + pattern)
 
 
-def search_step(key, marker, variable):
-    """One shell line: where the real key is found, and as controls the
-    marker (a file, then a variable) and the stand-in. Prints `file LENGTH`
-    per match under /, then the /proc entries and counts, then the login
-    files that exist; sections as sections() reads them."""
-    real_or_marker = f"printf '%b\\n%b' '{escaped(key)}' '{escaped(marker)}'"
+def search_step(key, marker, variable, more_keys=()):
+    """One shell line: where the real key (or any of `more_keys`) is found,
+    and as controls the marker (a file, then a variable) and the stand-in.
+    Prints `file LENGTH` per match under /, then the /proc entries and
+    counts, then the login files that exist; sections as sections() reads
+    them."""
+    keys = [key, *more_keys]
+    real = "\\n".join(escaped(k) for k in keys)
+    real_or_marker = f"printf '%b\\n%b' '{real}' '{escaped(marker)}'"
     return (
         f"echo FILES; {real_or_marker} | grep -rsoZF -D skip -f - / --exclude-dir=proc "
         "--exclude-dir=sys 2>/dev/null | tr '\\0' ' ' | "
         "awk '{print substr($0, 1, length($0) - length($NF) - 1), length($NF)}' | sort -u; "
-        "echo PROC-REAL; " + in_proc(f"'{escaped(key)}'", "-name environ -o -name cmdline") + "; "
+        "echo PROC-REAL; " + in_proc(f"'{real}'", "-name environ -o -name cmdline") + "; "
         f"echo PROC-MARKER; export CORRAL_MARKER=\"$(printf '%b' '{escaped(marker)}')\"; "
         "(sleep 30 &); " + in_proc('"$CORRAL_MARKER"') + " | wc -l; "
         "echo PROC-STAND-IN; " + in_proc(f'"${variable}"') + " | wc -l; "
@@ -246,6 +256,121 @@ def https_session(session, test_ca, model_tls, label=None):
           json.dumps(items)[:1200])
 
 
+class TokenServer:
+    """platform.claude.com at 127.0.0.1:443 over TLS (a test CA's
+    certificate): Claude Code's token endpoint. A refresh with `refresh`
+    gets `answer`; anything else a 400."""
+
+    def __init__(self, tls, refresh, answer):
+        self.bodies = []
+        server_self = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
+                server_self.bodies.append({"path": self.path, "body": body,
+                                           "encoding": self.headers.get("Accept-Encoding")})
+                try:
+                    grant = json.loads(body)
+                except ValueError:
+                    grant = {}
+                ok = self.path == "/v1/oauth/token" and grant.get("refresh_token") == refresh
+                reply = json.dumps(answer if ok else {"error": "invalid_grant"}).encode()
+                self.send_response(200 if ok else 400)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 443), Handler)
+        self.server.socket = tls.wrap_socket(self.server.socket, server_side=True)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def token(prefix):
+    return prefix + secrets.token_urlsafe(60).replace("-", "x").replace("_", "y")
+
+
+def subscription_session(session, test_ca, model_tls, token_tls):
+    """Claude Code logged in by subscription (/login's .credentials.json,
+    its access token expired): it refreshes through the proxy, which sends
+    the real refresh token, keeps the new tokens on the host and gives the
+    box stand-ins; the model then gets the new real access token."""
+    import time
+    access, refresh = token("sk-ant-oat01-"), token("sk-ant-ort01-")
+    new_access, new_refresh = token("sk-ant-oat01-"), token("sk-ant-ort01-")
+    credentials = session.work / "home" / ".claude" / ".credentials.json"
+    credentials.parent.mkdir(parents=True, exist_ok=True)
+    credentials.write_text(json.dumps({"claudeAiOauth": {
+        "accessToken": access, "refreshToken": refresh,
+        "expiresAt": int(time.time() * 1000) - 3_600_000,
+        "scopes": ["user:inference", "user:profile"], "subscriptionType": "max"}}))
+    credentials.chmod(0o600)
+    tokens = TokenServer(token_tls, refresh, {
+        "token_type": "Bearer", "access_token": new_access, "refresh_token": new_refresh,
+        "expires_in": 28800, "scope": "user:inference user:profile"})
+    marker = "corral-search-marker-" + secrets.token_hex(6)
+    (session.proj / "marker.txt").write_text(marker + "\n")
+    hosts = session.hosts.read_text()
+    session.hosts.write_text(hosts + "127.0.0.1 platform.claude.com\n")
+    steps = [sm.shell_step(search_step(access, marker, "HOME", (refresh, new_access, new_refresh)),
+                           SEARCH_TIMEOUT_MS)]
+    network = {"upstream_ca_file": str(test_ca)}
+    try:
+        model, r, seconds = session.run_agent(steps, timeout=1800, tls=model_tls, network=network,
+                                              key=None)
+    finally:
+        tokens.stop()
+        session.hosts.write_text(hosts)
+    print("  claude (subscription) stderr: " + r.stderr[-2000:].replace("\n", "\n  "), flush=True)
+    check(r.returncode == 0 and sm.FINAL_TEXT in r.stdout,
+          f"claude by subscription: the session ran to its final answer and exited 0 ({seconds:.1f} s)",
+          f"exit {r.returncode}: {r.stdout[-800:]}")
+    refreshes = [b for b in tokens.bodies if b["path"] == "/v1/oauth/token"]
+    sent = [json.loads(b["body"]).get("refresh_token") for b in refreshes]
+    check(sent and all(value == refresh for value in sent),
+          f"claude by subscription: the token endpoint got the real refresh token "
+          f"({len(sent)} refresh(es)), never a stand-in",
+          [value[:16] + "..." for value in sent if value])
+    check(all(b["encoding"] in (None, "identity") for b in refreshes),
+          "claude by subscription: the refresh asked for an answer the proxy can read",
+          [b["encoding"] for b in refreshes])
+    got = model.requests.logins("authorization")
+    check(got == {"Bearer " + new_access},
+          f"claude by subscription: the model got the new real access token on every request "
+          f"({len(model.requests.all())} requests)", sorted(v[:24] + "..." for v in got))
+    kept = json.loads(credentials.read_text()).get("claudeAiOauth", {})
+    check(kept.get("accessToken") == new_access and kept.get("refreshToken") == new_refresh
+          and kept.get("expiresAt", 0) > time.time() * 1000 + 7 * 3600 * 1000
+          and kept.get("subscriptionType") == "max",
+          "claude by subscription: the host's .credentials.json has the new tokens and expiry "
+          "(the host's own claude stays logged in)",
+          {k: (v[:16] + "...") if isinstance(v, str) else v for k, v in kept.items()})
+    kept_events = [e for e in events(session) if e.get("event") == "login_tokens_kept"]
+    check(kept_events and all(e.get("kept") for e in kept_events)
+          and new_access not in json.dumps(events(session)),
+          "claude by subscription: the record says the tokens were kept, and holds no token",
+          json.dumps(kept_events))
+    found = sections(session.results(model).get(0, ""))
+    files = found.get("FILES", [])
+    check("END" in found and any(line.endswith(f"/marker.txt {len(marker)}") for line in files),
+          "claude by subscription: the search of / reached the project (its marker file was found)",
+          files)
+    check("END" in found and not [f for f in files if not f.endswith(f" {len(marker)}")],
+          "claude by subscription: no file in the box holds a real token, old or new "
+          f"(the box's login files: {found.get('LOGIN-FILES')})", files)
+    check("END" in found and found.get("PROC-REAL") == [],
+          "claude by subscription: no process's environment or command line holds a real token",
+          found.get("PROC-REAL"))
+
+
 def forged_session(session, test_ca, forged_tls):
     """The model's certificate from another CA: the proxy refuses it."""
     agent = session.agent
@@ -298,6 +423,11 @@ def main():
                                                          "model"))
             forged_session(session, test_ca[0],
                            make_leaf(session.work, forger, "model.test", "forged"))
+            if agent == "claude":
+                subscription_session(session, test_ca[0],
+                                     make_leaf(session.work, test_ca, "model.test", "model2"),
+                                     make_leaf(session.work, test_ca, "platform.claude.com",
+                                               "platform"))
             if agent == "claude" and not network_done:
                 network_done = True
                 network_mode_session(test_ca[0], make_leaf(session.work, test_ca, "model.test",

@@ -137,6 +137,7 @@ class Session:
         extra = agent_env.agent_env(self.agent, base)
         extra[LOGIN_VARIABLES[self.agent]] = key
         extra.update(passed or {})
+        extra = {name: value for name, value in extra.items() if value is not None}
         self.write_config(model.port, extra, network)
         env = dict(self.env, **extra)
         args = agent_env.agent_args(self.agent, base, "Do the task.")
