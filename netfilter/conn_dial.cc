@@ -122,7 +122,7 @@ void Loop::OnConnected(Conn& conn) {
 void Loop::OnUpstreamReady(Conn& conn) {
   conn.upstream_address = conn.dialed;
   conn.upstream_key = Key(conn);
-  if (IsLoginHost(conn)) return HandOff(conn);
+  if (IsLoginHost(conn) || BodyToScan(conn)) return HandOff(conn);
   if (conn.request.connect) return EnterTunnel(conn);
   EnterForward(conn);
 }

@@ -45,6 +45,12 @@ bool Loop::IsLoginHost(const Conn& conn) const {
                              shared_->logins->endpoints->Covers(conn.host, conn.port));
 }
 
+bool Loop::BodyToScan(const Conn& conn) const {
+  const RequestHead& req = conn.request;
+  return shared_->logins && !req.connect &&
+         (req.body == BodyKind::kChunked || (req.body == BodyKind::kLength && req.content_length > kSmallBody));
+}
+
 // A login host's requests are judged by the terminator, which knows which
 // stand-ins belong there; every other host gets none.
 bool Loop::RefuseStrayStandIn(Conn& conn) {

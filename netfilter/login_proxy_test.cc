@@ -533,6 +533,26 @@ TEST_F(LoginProxyTest, StandInToAnotherHostOverPlainHttpNeverArrives) {
   EXPECT_EQ(log.find(kStandIn), std::string::npos) << log;
 }
 
+// Bodies the loop does not read whole, chunked or large, are scanned as
+// they go: a stand-in in one never reaches another host.
+TEST_F(LoginProxyTest, StandInInAChunkedOrLargeBodyToAnotherHostIsRefused) {
+  TlsOrigin login(test_ca_->Leaf("api.test"), EchoLength);
+  PlainOrigin plain;
+  std::string other = "other.test:" + std::to_string(plain.port());
+  Start({Host(login, "api.test"), other}, {Host(login, "api.test")});
+  std::string chunked = Curl({"-H", "Transfer-Encoding: chunked", "--data-binary",
+                              std::string(3000, 'a') + kStandIn, "http://" + other + "/chunked"});
+  std::string large = Curl({"--data-binary", std::string(100 * 1024, 'b') + kStandIn, "http://" + other + "/large"});
+  EXPECT_NE(chunked.find("\n403"), std::string::npos) << chunked;
+  EXPECT_NE(large.find("\n403"), std::string::npos) << large.substr(large.size() - 200);
+  EXPECT_EQ(plain.received().find(kStandIn), std::string::npos);
+  std::string log = LogWith("credential-to-wrong-host");
+  EXPECT_NE(log.find("\"credential\":\"credential-to-wrong-host\""), std::string::npos) << log;
+  // Without a stand-in, a chunked body goes through.
+  std::string clean = Curl({"-H", "Transfer-Encoding: chunked", "--data-binary", "hello", "http://" + other + "/ok"});
+  EXPECT_NE(clean.find("\n200"), std::string::npos) << clean;
+}
+
 TEST_F(LoginProxyTest, SmallBodyAfterExpectContinueIsNotDelayed) {
   PlainOrigin plain;
   std::string other = "other.test:" + std::to_string(plain.port());

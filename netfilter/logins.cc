@@ -171,33 +171,44 @@ void StreamReplacer::Run(std::string_view in, std::string& out, bool last) {
   buffer.append(in);
   held_.clear();
   std::string_view data = buffer;
-  std::size_t copied = 0;  // data[copied, i) is passed as it is
-  std::size_t i = 0;
-  while (i < data.size()) {
-    bool advanced = false;
-    for (const auto& [from, to] : pairs_) {
-      if (data[i] != from[0]) continue;
-      std::string_view rest = data.substr(i);
-      if (rest.size() >= from.size()) {
-        if (rest.substr(0, from.size()) != from) continue;
-        out.append(data.substr(copied, i - copied));
-        out.append(to);
-        matched_ = true;
-        i += from.size();
-        copied = i;
-        advanced = true;
-        break;
-      }
-      if (!last && std::string_view(from).substr(0, rest.size()) == rest) {
-        // Could be the start of `from`: keep it until more bytes come.
-        out.append(data.substr(copied, i - copied));
+  // Each pair's next match from `at`, found with find() (memchr and memcmp
+  // underneath), not byte by byte: a byte that begins no secret costs a
+  // memchr step, not a turn of a loop over the logins.
+  std::vector<std::size_t> next(pairs_.size());
+  for (std::size_t j = 0; j < pairs_.size(); ++j) next[j] = data.find(pairs_[j].first);
+  std::size_t at = 0;
+  while (true) {
+    std::size_t first = std::string_view::npos, which = 0;
+    for (std::size_t j = 0; j < pairs_.size(); ++j) {
+      if (next[j] < first) first = next[j], which = j;
+    }
+    if (first == std::string_view::npos) break;
+    out.append(data.substr(at, first - at));
+    out.append(pairs_[which].second);
+    matched_ = true;
+    at = first + pairs_[which].first.size();
+    for (std::size_t j = 0; j < pairs_.size(); ++j) {
+      if (next[j] != std::string_view::npos && next[j] < at) next[j] = data.find(pairs_[j].first, at);
+    }
+  }
+  if (!last) {
+    // A tail that could begin a secret waits for the next bytes: only the
+    // last (longest secret - 1) bytes can, and only a true prefix of one.
+    std::size_t longest = 0;
+    for (const auto& [from, to] : pairs_) longest = std::max(longest, from.size());
+    for (std::size_t t = std::max(at, data.size() - std::min(data.size(), longest - 1)); t < data.size(); ++t) {
+      std::string_view rest = data.substr(t);
+      bool begins = std::any_of(pairs_.begin(), pairs_.end(), [&](const auto& pair) {
+        return rest.size() < pair.first.size() && std::string_view(pair.first).substr(0, rest.size()) == rest;
+      });
+      if (begins) {
+        out.append(data.substr(at, t - at));
         held_.assign(rest);
         return;
       }
     }
-    if (!advanced) ++i;
   }
-  out.append(data.substr(copied));
+  out.append(data.substr(at));
 }
 
 StreamReplacer HideValues(const LoginTable& table) {

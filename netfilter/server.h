@@ -200,6 +200,9 @@ class Loop {
   bool WaitForSmallBody(Conn& conn, const RequestHead& head);
   std::size_t HeadReadLimit() const;
   bool IsLoginHost(const Conn& conn) const;
+  // A plain request whose body the loop did not read whole (chunked, or
+  // over 64 KiB): the terminator scans it for stand-ins as it goes.
+  bool BodyToScan(const Conn& conn) const;
   void HandOff(Conn& conn);
 
   // conn_tunnel.cc: CONNECT tunnels.

@@ -53,6 +53,22 @@ TEST(RecipeLogins, ClaudeAndCodexSayTheirHeadersHostsAndBaseUrl) {
     EXPECT_EQ(login->base_url_variable, "OPENAI_BASE_URL");
   }
   EXPECT_EQ(LoginFor(codex, "OPENAI_BASE_URL"), nullptr);
+  // Gemini's key in x-goog-api-key; the OpenAI-compatible agents' as Bearer.
+  for (const char* agent : {"gemini", "pi"}) {
+    const BoxLogin* gemini = LoginFor(Named(*recipes, agent), "GEMINI_API_KEY");
+    ASSERT_NE(gemini, nullptr) << agent;
+    EXPECT_EQ(gemini->header, "x-goog-api-key");
+    EXPECT_EQ(gemini->hosts, std::vector<std::string>{"generativelanguage.googleapis.com"});
+  }
+  EXPECT_EQ(LoginFor(Named(*recipes, "gemini"), "GOOGLE_API_KEY")->base_url_variable, "GOOGLE_GEMINI_BASE_URL");
+  for (auto [agent, variable] : {std::pair{"qwen", "DASHSCOPE_API_KEY"}, {"kimi", "KIMI_API_KEY"},
+                                 {"opencode", "OPENROUTER_API_KEY"}}) {
+    const BoxLogin* login = LoginFor(Named(*recipes, agent), variable);
+    ASSERT_NE(login, nullptr) << agent;
+    EXPECT_EQ(login->prefix, "Bearer ") << agent;
+  }
+  // Not checked against the agent yet: passed as they are.
+  EXPECT_EQ(LoginFor(Named(*recipes, "amp"), "AMP_API_KEY"), nullptr);
   // Every login is one of the recipe's variables, and its hosts are allowed.
   for (const Recipe& recipe : *recipes) {
     for (const BoxLogin& login : recipe.logins) {

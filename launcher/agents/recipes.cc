@@ -123,9 +123,30 @@ std::vector<BoxLogin> OpenAiLogins(Words variables) {
   return logins;
 }
 
-// The logins the proxy holds for each agent. An agent not here (gemini,
-// copilot, kimi, ...) keeps its login variables in the box as they are,
-// until its header and hosts are checked against the agent (docs/logins.md).
+// Google's Gemini API takes its key in `x-goog-api-key` (the @google/genai
+// SDK, which Gemini CLI bundles); Gemini CLI reads GOOGLE_GEMINI_BASE_URL.
+std::vector<BoxLogin> GeminiLogins(Words variables) {
+  std::vector<BoxLogin> logins;
+  for (std::string& variable : variables) {
+    logins.push_back(Login(std::move(variable), "x-goog-api-key", "", {"generativelanguage.googleapis.com"},
+                           "GOOGLE_GEMINI_BASE_URL"));
+  }
+  return logins;
+}
+
+// An OpenAI-compatible API (`Authorization: Bearer`) at `hosts`.
+std::vector<BoxLogin> BearerLogins(Words variables, Words hosts, std::string base_url) {
+  std::vector<BoxLogin> logins;
+  for (std::string& variable : variables) {
+    logins.push_back(Login(std::move(variable), "Authorization", "Bearer ", hosts, base_url));
+  }
+  return logins;
+}
+
+// The logins the proxy holds for each agent, each header and host read from
+// the agent's own package. An agent not here (copilot's
+// COPILOT_GITHUB_TOKEN, amp, droid, letta) keeps its login variables in the
+// box as they are, until its header and hosts are checked (docs/logins.md).
 std::vector<BoxLogin> LoginsOf(const std::string& agent) {
   std::vector<BoxLogin> logins;
   auto add = [&logins](std::vector<BoxLogin> more) {
@@ -137,6 +158,20 @@ std::vector<BoxLogin> LoginsOf(const std::string& agent) {
   if (agent == "opencode" || agent == "pi") {
     add(AnthropicLogins(false));
     add(OpenAiLogins({"OPENAI_API_KEY"}));
+  }
+  if (agent == "opencode") add(BearerLogins({"OPENROUTER_API_KEY"}, {"openrouter.ai"}, ""));
+  if (agent == "gemini") add(GeminiLogins({"GEMINI_API_KEY", "GOOGLE_API_KEY"}));
+  if (agent == "pi") add(GeminiLogins({"GEMINI_API_KEY"}));
+  // Qwen Code speaks the OpenAI API, to DashScope unless OPENAI_BASE_URL says.
+  if (agent == "qwen") {
+    add(BearerLogins({"OPENAI_API_KEY", "DASHSCOPE_API_KEY"},
+                     {"dashscope.aliyuncs.com", "dashscope-intl.aliyuncs.com"},
+                     "OPENAI_BASE_URL"));
+  }
+  // Kimi Code's providers are @ai-sdk/openai-compatible (Bearer).
+  if (agent == "kimi") {
+    add(BearerLogins({"KIMI_API_KEY"}, {"api.kimi.com"}, "KIMI_BASE_URL"));
+    add(BearerLogins({"MOONSHOT_API_KEY"}, {"api.moonshot.ai"}, ""));
   }
   return logins;
 }
@@ -247,7 +282,7 @@ std::vector<Recipe> BuiltIn() {
                   {"--yolo"}, {"--yolo", "--approval-mode=yolo"}, Shells(), true));
   r.push_back(Npm("opencode", "opencode-ai", {"~/.config/opencode/", "~/.local/share/opencode/", "~/.local/state/opencode/"},
                   "", {"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY"},
-                  {"opencode.ai", "models.dev", "api.anthropic.com", "api.openai.com"}, {}, {},
+                  {"opencode.ai", "models.dev", "api.anthropic.com", "api.openai.com", "openrouter.ai"}, {}, {},
                   Shells(), true));
   r.push_back(Npm("copilot", "@github/copilot", {"~/.copilot/"}, "COPILOT_HOME",
                   {"COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"},

@@ -17,10 +17,12 @@ The session's steps:
  2. a plain request to other.test:PORT2 (allowed), which reaches it;
  3. the same with the stand-in in a header: 403, and other.test gets nothing.
 Then: the model saw the real key, the record has the refusal, `corral inbox`
-has it. Next, a model whose certificate comes from another CA: the proxy
-refuses it (502) and nothing reaches the model. Claude's first session runs
-again in the network mode (CORRAL_ENGINE_MODE=network): the proxy sidecar
-holds the key, and the same search finds no real byte of it in the box.
+has it; git ls-remote in the box, with GH_TOKEN a stand-in, reaches a git host
+over HTTPS (lighttpd, git http-backend) that takes only the real token. Next, a
+model whose certificate comes from another CA: the proxy refuses it (502) and
+nothing reaches the model. Claude's first session runs again in the network mode
+(CORRAL_ENGINE_MODE=network): the proxy sidecar holds the key and GH_TOKEN, and
+the same search finds no real byte of them in the box.
 
 Last, for Claude Code, a subscription login: ~/.claude/.credentials.json with
 an expired access token. Claude Code refreshes at platform.claude.com (a TLS
@@ -43,6 +45,9 @@ import threading
 
 import session_real_agent as base  # the same arguments; its Session and check
 import scripted_model as sm
+
+sys.path.insert(0, str(base.TOP / "tests" / "proxy"))
+import origins  # noqa: E402  (git http-backend behind lighttpd)
 
 check, run, ENGINE = base.check, base.run, base.ENGINE
 LOGIN_HEADERS = {"claude": "x-api-key: ${VAR}", "codex": "Authorization: Bearer ${VAR}"}
@@ -179,18 +184,37 @@ def https_session(session, test_ca, model_tls, label=None):
     marker = "corral-search-marker-" + secrets.token_hex(6)  # not the key's length
     (session.proj / "marker.txt").write_text(marker + "\n")
     other = Origin()
+    # A git host over HTTPS (GH_HOST, GitHub Enterprise's way) that takes only
+    # the real GitHub token as the password of Basic credentials.
+    gh_token = "ghp_" + secrets.token_urlsafe(27).replace("-", "x").replace("_", "y")
+    make_leaf(session.work, (test_ca, test_ca.with_suffix(".key")), "git.test", "git")
+    git_pem = session.work / "git.pem"
+    git_pem.write_text((session.work / "git.crt").read_text() + (session.work / "git.key").read_text())
+    git_dir = session.work / "git-host"
+    git_dir.mkdir()
+    lighttpd, git_port = origins.start_git(str(git_dir), "127.0.0.1", str(git_pem),
+                                           {"x-access-token": gh_token})
+    hosts = session.hosts.read_text()
+    session.hosts.write_text(hosts.rstrip("\n") + " git.test\n")
     header = LOGIN_HEADERS[agent].replace("VAR", variable)
     curl = "curl -sS --max-time 20 -o /dev/null -w 'HTTP %{http_code}\\n' "
-    steps = [sm.shell_step(search_step(key, marker, variable), SEARCH_TIMEOUT_MS),
+    steps = [sm.shell_step(search_step(key, marker, variable, (gh_token,)), SEARCH_TIMEOUT_MS),
              sm.shell_step(curl + f"http://other.test:{other.port}/plain"),
-             sm.shell_step(curl + f"-H \"{header}\" http://other.test:{other.port}/stand-in")]
-    network = {"allowed_domains": [f"other.test:{other.port}"],
+             sm.shell_step(curl + f"-H \"{header}\" http://other.test:{other.port}/stand-in"),
+             sm.shell_step(f"GIT_TERMINAL_PROMPT=0 git ls-remote https://git.test:{git_port}/git/repo.git "
+                           "2>&1 | tail -3; echo GIT-DONE")]
+    network = {"allowed_domains": [f"other.test:{other.port}", f"git.test:{git_port}"],
                "upstream_ca_file": str(test_ca)}
     try:
         model, r, seconds = session.run_agent(steps, timeout=1800, tls=model_tls,
-                                              network=network, key=key)
+                                              network=network, key=key,
+                                              passed={"GH_TOKEN": gh_token,
+                                                      "GH_HOST": f"git.test:{git_port}"})
     finally:
         other.stop()
+        lighttpd.kill()
+        lighttpd.wait()
+        session.hosts.write_text(hosts)
     print(f"  {label} stderr: " + r.stderr[-2000:].replace("\n", "\n  "), flush=True)
     check(r.returncode == 0 and sm.FINAL_TEXT in r.stdout,
           f"{label} over https: the session ran to its final answer and exited 0 "
@@ -205,12 +229,21 @@ def https_session(session, test_ca, model_tls, label=None):
           f"({len(model.requests.all())} requests, through the proxy's TLS)",
           sorted(v[:len(prefix) + 4] + "..." for v in got))
     logins = [e for e in events(session) if e.get("event") == "network" and e.get("login")]
-    check(logins and all(e.get("host") == "model.test" for e in logins),
+    model_logins = [e for e in logins if e.get("host") == "model.test"]
+    check(model_logins and all(e.get("login") == variable for e in model_logins),
           f"{label} over https: the record shows the proxy added {variable} for model.test",
-          json.dumps(logins[-1:]))
+          json.dumps(model_logins[-1:]))
+    check(sorted({(e.get("host"), e.get("login")) for e in logins})
+          == [("git.test", "GH_TOKEN"), ("model.test", variable)],
+          f"{label} over https: the proxy added logins only there, and GH_TOKEN for git.test",
+          sorted({(e.get("host"), e.get("login")) for e in logins}))
     results = session.results(model)
-    check(sorted(results) == [0, 1, 2], f"{label} over https: sent back a result for each step",
+    check(sorted(results) == [0, 1, 2, 3], f"{label} over https: sent back a result for each step",
           sorted(results))
+    git = results.get(3, "")
+    check("refs/heads/main" in git,
+          f"{label}: git over HTTPS in the box reached a git host that takes only the real "
+          "GitHub token (the box held a stand-in in GH_TOKEN; the proxy added the token)", git[-600:])
     found = sections(results.get(0, ""))
     files = found.get("FILES", [])
     check("END" in found and any(line.endswith(f"/marker.txt {len(marker)}") for line in files),

@@ -200,8 +200,9 @@ def free_port(bind):
         return s.getsockname()[1]
 
 
-def start_git(d, bind, pem):
-    """A bare repository served over HTTPS by git http-backend behind lighttpd."""
+def start_git(d, bind, pem, users=None):
+    """A bare repository served over HTTPS by git http-backend behind lighttpd;
+    with `users` ({name: password}), only to Basic credentials among them."""
     root = os.path.join(d, "git")
     work = os.path.join(d, "work")
     os.makedirs(root)
@@ -215,6 +216,16 @@ def start_git(d, bind, pem):
     run("git", "clone", "-q", "--bare", work, os.path.join(root, "repo.git"))
     port = free_port(bind)
     conf = os.path.join(d, "lighttpd.conf")
+    auth = ""
+    if users:
+        with open(os.path.join(d, "git-users"), "w") as f:
+            f.write("".join(f"{name}:{password}\n" for name, password in users.items()))
+        auth = f'''
+server.modules += ("mod_auth", "mod_authn_file")
+auth.backend = "plain"
+auth.backend.plain.userfile = "{d}/git-users"
+auth.require = ("/git" => ("method" => "basic", "realm" => "git", "require" => "valid-user"))
+'''
     with open(conf, "w") as f:
         f.write(f'''
 server.modules = ("mod_alias", "mod_cgi", "mod_setenv", "mod_openssl")
@@ -229,7 +240,7 @@ $HTTP["url"] =~ "^/git" {{
   cgi.assign = ("" => "")
   setenv.add-environment = ("GIT_PROJECT_ROOT" => "{root}", "GIT_HTTP_EXPORT_ALL" => "1")
 }}
-''')
+''' + auth)
     proc = subprocess.Popen(["lighttpd", "-D", "-f", conf], stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
     for _ in range(100):
