@@ -287,12 +287,21 @@ nlohmann::json Render(const SessionPlan& plan);
 }  // namespace libpod
 namespace kubernetes {
 // On paper (docs/kubernetes.md): not run on a cluster by corral.
+// A plan with logins (docs/logins.md): the proxy Pod ends TLS for login
+// hosts with this session CA, which `corral spec` makes; the agent trusts
+// `box_bundle` (the host's bundle, then `cert`); `upstream` is
+// network.upstream_ca_file's text ("" when unset).
+struct LoginCa {
+  std::string cert, key, box_bundle, upstream;
+};
 struct Options {
   std::string proxy_image;    // the corral image, which runs `corral proxy`
   std::string project_claim;  // PersistentVolumeClaim holding the project; "" picks one
+  LoginCa logins;
 };
-// The objects in the order to create them (ConfigMap, Service, the two
-// NetworkPolicies, the proxy Pod, the agent Pod), and the notes: what the
+// The objects in the order to create them (ConfigMap, the logins' Secret
+// when the plan has logins, Service, the two NetworkPolicies, the proxy Pod,
+// the agent Pod), and the notes: what the
 // cluster must provide and what the plan has that a Pod cannot express.
 struct Rendering {
   std::vector<nlohmann::json> objects;

@@ -78,6 +78,18 @@ struct Login {
   bool basic = false;
 };
 
+// A session CA as PEM text, made ahead of the proxy: where the proxy runs
+// elsewhere (the network mode's sidecar, a Kubernetes proxy Pod), the box's
+// bundle must hold the certificate before the proxy starts. The key goes only
+// to that proxy, as the logins' values do (docs/logins.md).
+struct SessionCaPem {
+  std::string cert;  // for the box's trusted bundle
+  std::string key;   // PKCS#8; the proxy's alone
+  bool empty() const { return cert.empty() && key.empty(); }
+};
+// A new session CA (as the proxy makes at Start), as PEM.
+Result<SessionCaPem> MakeSessionCaPem();
+
 // An OAuth token endpoint (a subscription login's refresh, or a login made
 // in the box): the JSON answer to a POST to `path` on one of `hosts` has its
 // tokens replaced by new stand-ins; the proxy holds the real ones from then
@@ -130,6 +142,9 @@ struct ProxyConfig {
   // PEM bundle the upstream TLS of those hosts is verified against; empty:
   // OpenSSL's default (the host's /etc/ssl/certs).
   std::string upstream_ca_file;
+  // The session CA to end TLS with; empty: made at Start. Checked at Start
+  // (a CA certificate, and the key it certifies).
+  SessionCaPem ca;
   // One JSON line per decision (no trailing newline). Called from any loop
   // thread, possibly at once from several: the sink must be thread-safe.
   std::function<void(std::string_view line)> log;

@@ -7,6 +7,7 @@
 #include <openssl/x509v3.h>
 
 #include "netfilter/address.h"
+#include "netfilter/netfilter.h"
 
 namespace corral::netfilter {
 namespace {
@@ -78,6 +79,50 @@ Result<std::unique_ptr<SessionCa>> SessionCa::Create(std::string_view common_nam
   ca->pem_ = CertPem(ca->ca_.cert.get());
   if (ca->pem_.empty()) return Error(OsslError("session CA: cannot write its certificate as PEM"));
   return ca;
+}
+
+Result<std::unique_ptr<SessionCa>> SessionCa::FromPem(const std::string& cert,
+                                                      const std::string& key,
+                                                      std::chrono::hours validity) {
+  BioPtr cert_bio(BIO_new_mem_buf(cert.data(), static_cast<int>(cert.size())));
+  BioPtr key_bio(BIO_new_mem_buf(key.data(), static_cast<int>(key.size())));
+  if (!cert_bio || !key_bio) return Error(OsslError("session CA: out of memory"));
+  X509Ptr x(PEM_read_bio_X509(cert_bio.get(), nullptr, nullptr, nullptr));
+  if (!x) return Error(OsslError("session CA: its certificate is not PEM"));
+  PkeyPtr k(PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr));
+  if (!k) return Error(OsslError("session CA: its key is not a PEM private key"));
+  if (X509_check_ca(x.get()) < 1) return Error("session CA: the certificate is not a CA's");
+  if (X509_check_private_key(x.get(), k.get()) != 1) {
+    return Error("session CA: the key is not the certificate's");
+  }
+  auto leaf_key = NewP256Key();
+  if (!leaf_key) return leaf_key.error().Context("session CA");
+  std::unique_ptr<SessionCa> ca(new SessionCa());
+  ca->validity_ = validity;
+  ca->ca_ = {std::move(x), std::move(k)};
+  ca->leaf_key_ = std::move(*leaf_key);
+  ca->pem_ = CertPem(ca->ca_.cert.get());
+  if (ca->pem_.empty()) return Error(OsslError("session CA: cannot write its certificate as PEM"));
+  return ca;
+}
+
+std::string SessionCa::KeyPem() const {
+  BioPtr bio(BIO_new(BIO_s_mem()));
+  if (!bio || PEM_write_bio_PrivateKey(bio.get(), ca_.key.get(), nullptr, nullptr, 0, nullptr,
+                                       nullptr) != 1) {
+    return {};
+  }
+  char* data = nullptr;
+  long size = BIO_get_mem_data(bio.get(), &data);
+  return std::string(data, static_cast<std::size_t>(size));
+}
+
+Result<SessionCaPem> MakeSessionCaPem() {
+  auto ca = SessionCa::Create();
+  if (!ca) return ca.error();
+  SessionCaPem pem{(*ca)->pem(), (*ca)->KeyPem()};
+  if (pem.key.empty()) return Error(OsslError("session CA: cannot write its key as PEM"));
+  return pem;
 }
 
 Result<std::shared_ptr<const KeyedCert>> SessionCa::Leaf(const std::string& host) {

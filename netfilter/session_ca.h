@@ -29,9 +29,18 @@ class SessionCa {
       std::string_view common_name = "corral session CA",
       std::chrono::hours validity = std::chrono::hours(24 * 7));
 
+  // One made ahead (MakeSessionCaPem): `cert` must be a CA certificate and
+  // `key` the key it certifies; leaves are valid for `validity`.
+  static Result<std::unique_ptr<SessionCa>> FromPem(
+      const std::string& cert, const std::string& key,
+      std::chrono::hours validity = std::chrono::hours(24 * 7));
+
   // The CA certificate as PEM, for the box's trusted bundle.
   const std::string& pem() const { return pem_; }
   X509* cert() const { return ca_.cert.get(); }
+  // Its key as PKCS#8 PEM: only for MakeSessionCaPem, whose caller hands it
+  // to a proxy elsewhere.
+  std::string KeyPem() const;
 
   // The leaf for `host` ("api.example.com", or an IP literal without
   // brackets): SAN DNS or IP, serverAuth, signed by this CA. Made once per

@@ -1,4 +1,5 @@
 #include "netfilter/session_ca.h"
+#include "netfilter/netfilter.h"
 
 #include <gtest/gtest.h>
 
@@ -73,6 +74,41 @@ TEST(SessionCaTest, LeavesAreCachedAndAnotherCaIsNotTrusted) {
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(a->get(), b->get());
   EXPECT_NE(Verify((*other)->cert(), (*a)->cert.get(), "api.example.com"), X509_V_OK);
+}
+
+TEST(SessionCaTest, MadeAheadItSignsLeavesTheSameCertificateVerifies) {
+  auto pem = MakeSessionCaPem();
+  ASSERT_TRUE(pem.ok()) << pem.error().message;
+  EXPECT_EQ(pem->cert.rfind("-----BEGIN CERTIFICATE-----", 0), 0u);
+  EXPECT_EQ(pem->key.rfind("-----BEGIN PRIVATE KEY-----", 0), 0u);
+  EXPECT_EQ(pem->cert.find("PRIVATE"), std::string::npos);
+  auto ca = SessionCa::FromPem(pem->cert, pem->key);
+  ASSERT_TRUE(ca.ok()) << ca.error().message;
+  EXPECT_EQ((*ca)->pem(), pem->cert);
+  auto leaf = (*ca)->Leaf("api.example.com");
+  ASSERT_TRUE(leaf.ok()) << leaf.error().message;
+  // The certificate the box was given ahead verifies what the proxy signs.
+  BioPtr bio(BIO_new_mem_buf(pem->cert.data(), static_cast<int>(pem->cert.size())));
+  X509Ptr given(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
+  ASSERT_TRUE(given);
+  EXPECT_EQ(Verify(given.get(), (*leaf)->cert.get(), "api.example.com"), X509_V_OK);
+}
+
+TEST(SessionCaTest, FromPemRefusesAKeyThatIsNotTheCertificatesAndText) {
+  auto one = MakeSessionCaPem();
+  auto two = MakeSessionCaPem();
+  ASSERT_TRUE(one.ok() && two.ok());
+  auto mixed = SessionCa::FromPem(one->cert, two->key);
+  ASSERT_FALSE(mixed.ok());
+  EXPECT_NE(mixed.error().message.find("not the certificate's"), std::string::npos);
+  EXPECT_FALSE(SessionCa::FromPem("not pem", one->key).ok());
+  EXPECT_FALSE(SessionCa::FromPem(one->cert, "").ok());
+  // A leaf is no CA.
+  auto ca = SessionCa::FromPem(one->cert, one->key);
+  ASSERT_TRUE(ca.ok());
+  auto leaf = (*ca)->Leaf("example.com");
+  ASSERT_TRUE(leaf.ok());
+  EXPECT_FALSE(SessionCa::FromPem(CertPem((*leaf)->cert.get()), one->key).ok());
 }
 
 }  // namespace

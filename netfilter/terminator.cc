@@ -35,7 +35,7 @@ Result<std::shared_ptr<LoginContext>> LoginContext::Make(const ProxyConfig& conf
   if (!endpoints) return endpoints.error();
   context->endpoints = std::move(*endpoints);
   context->on_tokens = config.on_tokens;
-  auto ca = SessionCa::Create();
+  auto ca = config.ca.empty() ? SessionCa::Create() : SessionCa::FromPem(config.ca.cert, config.ca.key);
   if (!ca) return ca.error();
   context->ca = std::move(*ca);
   auto box = MakeBoxContext();

@@ -4,6 +4,7 @@
 #include "launcher/agents/agents.h"
 #include "launcher/cli/cli.h"
 #include "launcher/launcher.h"
+#include "launcher/session/session.h"
 
 namespace corral::cli {
 namespace {
@@ -13,8 +14,25 @@ struct SpecOptions {
   std::string format = "oci";
   std::string image;
   std::string session_dir;
-  launcher::kubernetes::Options kubernetes{"corral:" CORRAL_VERSION, ""};
+  launcher::kubernetes::Options kubernetes{"corral:" CORRAL_VERSION, "", {}};
 };
+
+// A plan with logins: the session CA the proxy's Pod ends TLS with, and the
+// agent's bundle with its certificate (docs/logins.md).
+Result<launcher::kubernetes::LoginCa> LoginCaFor(const launcher::SessionPlan& plan,
+                                                 const policy::Policy& policy,
+                                                 const std::string& host_bundle) {
+  if (plan.logins.empty()) return launcher::kubernetes::LoginCa{};
+  auto ca = netfilter::MakeSessionCaPem();
+  if (!ca) return ca.error();
+  launcher::kubernetes::LoginCa out{ca->cert, ca->key,
+                                    launcher::BoxCaBundleText(plan, host_bundle, ca->cert), ""};
+  if (std::string file = launcher::UpstreamCaFile(policy, ""); !file.empty()) {
+    out.upstream = launcher::ReadText(file);
+    if (out.upstream.empty()) return Error("cannot read network.upstream_ca_file " + file);
+  }
+  return out;
+}
 
 int RunSpec(const SpecOptions& options, const Globals& globals) {
   auto policy = LoadPolicy(globals);
@@ -50,7 +68,7 @@ int RunSpec(const SpecOptions& options, const Globals& globals) {
   if (recipe) {
     auto run = launcher::ApplyRecipe(*recipe, options.command,
                                      {true, policy->level, input.home, input.state_dir,
-                                      input.getenv});
+                                      input.getenv, launcher::PassLogins(*policy)});
     if (!run) return Fail(run.error(), kExitUsage);
     input.agent_command = std::move(run->command);
     input.agent = std::move(run->additions);
@@ -66,6 +84,8 @@ int RunSpec(const SpecOptions& options, const Globals& globals) {
       input.image = launcher::AgentImageTag(recipe->name, version->version);
     }
   }
+  // As `corral run`: the box (the agent's Pod) gets stand-ins, the proxy the values.
+  input.logins_through_proxy = true;
   auto plan = launcher::MakePlan(input);
   if (!plan) return Fail(plan.error(), launcher::kExitBoxFailed);
   // A login variable is named, never shown.
@@ -82,9 +102,20 @@ int RunSpec(const SpecOptions& options, const Globals& globals) {
     }
   }
   if (options.format == "kubernetes") {
-    auto rendering = launcher::kubernetes::Render(*plan, options.kubernetes);
+    auto kubernetes = options.kubernetes;
+    auto ca = LoginCaFor(*plan, *policy, input.ca_bundle);
+    if (!ca) return Fail(ca.error(), launcher::kExitBoxFailed);
+    kubernetes.logins = std::move(*ca);
+    auto rendering = launcher::kubernetes::Render(*plan, kubernetes);
     std::cout << launcher::kubernetes::ToYaml(rendering);
     return kExitOk;
+  }
+  // Made anew when a session starts; a Pod (above) takes the rendered ones.
+  for (std::string& entry : plan->env) {
+    std::string name = entry.substr(0, entry.find('='));
+    for (const launcher::BoxLogin& login : plan->logins) {
+      if (login.variable == name) entry = name + "=<a stand-in made at start>";
+    }
   }
   nlohmann::json out = options.format == "docker"   ? launcher::docker::Render(*plan)
                        : options.format == "libpod" ? launcher::libpod::Render(*plan)

@@ -12,9 +12,10 @@ namespace corral::launcher::network_mode {
 // through it before it starts (it has the volume at /run/corral), so no
 // container is made only to fill the volume.
 Result<void> MakeSidecar(Engine& engine, const SessionPlan& plan, const Layout& layout,
-                         const SessionFiles& files, const std::string& image, bool fill) {
+                         const SessionFiles& files, const std::string& image, bool fill,
+                         const SidecarProxy& proxy) {
   auto sidecar = engine.CreateContainer(
-      ForEngine(SidecarBody(plan, layout, image, kSidecarNetwork, engine.podman()), engine),
+      ForEngine(SidecarBody(plan, layout, image, kSidecarNetwork, engine.podman(), proxy), engine),
       layout.sidecar, "make the proxy sidecar");
   if (!sidecar) {
     // An engine with user namespaces shares no host namespace: a network of
@@ -24,7 +25,7 @@ Result<void> MakeSidecar(Engine& engine, const SessionPlan& plan, const Layout& 
                                 sidecar.error().message + ")");
     }
     sidecar = engine.CreateContainer(
-        ForEngine(SidecarBody(plan, layout, image, layout.network, engine.podman()), engine),
+        ForEngine(SidecarBody(plan, layout, image, layout.network, engine.podman(), proxy), engine),
         layout.sidecar, "make the proxy sidecar");
   }
   if (!sidecar) return sidecar.error();

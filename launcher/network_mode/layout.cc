@@ -83,12 +83,34 @@ json FillerBody(const Layout& layout, const std::string& image) {
 }
 
 json SidecarBody(const SessionPlan& plan, const Layout& layout, const std::string& image,
-                 const std::string& network, bool podman) {
+                 const std::string& network, bool podman, const SidecarProxy& proxy) {
   json command = {"proxy", "--listen", std::string("unix:") + InRelay(kProxySocket),
                   "--socket-mode", "0666", "--log", "-"};
   for (const std::string& host : plan.allowed_domains) {
     command.push_back("--allow");
     command.push_back(host);
+  }
+  for (auto [flag, values] : {std::pair{"--deny", &proxy.denied_domains},
+                              std::pair{"--allow-address", &proxy.allow_addresses},
+                              std::pair{"--hosts-line", &proxy.hosts_lines}}) {
+    for (const std::string& value : *values) {
+      command.push_back(flag);
+      command.push_back(value);
+    }
+  }
+  const SidecarLogins& logins = proxy.logins;
+  // The real values in the sidecar's environment alone, from this request:
+  // never in a file of a volume the box has. --logins-env makes a proxy that
+  // cannot read them refuse to start, so the box never runs without them.
+  json env = json::array();
+  if (!logins.blob.empty()) {
+    command.push_back("--logins-env");
+    command.push_back(kProxyLoginsVariable);
+    if (!logins.upstream_in_blob) {
+      command.push_back("--upstream-ca-file");
+      command.push_back(kImageCaBundle);
+    }
+    env.push_back(std::string(kProxyLoginsVariable) + "=" + logins.blob);
   }
   json labels = layout.labels;
   labels[kLabelPart] = "proxy";
@@ -98,6 +120,7 @@ json SidecarBody(const SessionPlan& plan, const Layout& layout, const std::strin
           {"Cmd", command},
           {"User", user},
           {"Hostname", "corral-proxy"},
+          {"Env", env},
           {"Labels", labels},
           {"HostConfig",
            {{"NetworkMode", network},

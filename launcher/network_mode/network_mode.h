@@ -25,6 +25,7 @@
 #include "base/base.h"
 #include "launcher/engine/engine.h"
 #include "launcher/launcher.h"
+#include "netfilter/netfilter.h"
 
 namespace corral::launcher::network_mode {
 
@@ -116,11 +117,62 @@ nlohmann::json FillerBody(const Layout& layout, const std::string& image);
 // containers with keep-id, as it runs the agent's box (engine_ops.cc), so
 // that the owners the volumes' files are given mean the same in all of them.
 nlohmann::json ForEngine(nlohmann::json body, const Engine& engine);
+// ---------------------------------------------------------------------------
+// The logins a proxy elsewhere holds (sidecar_logins.cc, docs/logins.md):
+// `corral proxy --logins-env NAME` reads them as JSON from its environment,
+// where the engine API put them on the sidecar's create request alone:
+//   {"logins": [{"name", "hosts": ["host:port"], "header", "prefix",
+//                "value" (or "value_env": a variable of the proxy's), "stand_in"}],
+//    "ca": {"cert", "key"}, "upstream_ca": "PEM"}
+// "ca" is the session CA, made by corral so that the box's bundle has its
+// certificate before anything starts; "upstream_ca" (optional) the
+// network.upstream_ca_file's text, which the engine's machine may not have.
+inline constexpr const char* kProxyLoginsVariable = "CORRAL_PROXY_LOGINS";
+// One environment string may hold 128 KiB (Linux's MAX_ARG_STRLEN), name included.
+inline constexpr std::size_t kMaxProxyLoginsBytes = 120 * 1024;
+// In the corral image: the host's CA bundle it was built with (Dockerfile),
+// which the sidecar checks login hosts against, as a local proxy checks
+// them against the host's, unless network.upstream_ca_file is set.
+inline constexpr const char* kImageCaBundle = "/usr/local/share/corral/build-ca.crt";
+struct ProxyLogins {
+  std::vector<netfilter::Login> logins;
+  netfilter::SessionCaPem ca;
+  std::string upstream_ca;  // PEM text, or ""
+};
+// As JSON; `values_by_name`: each value as "value_env": its login's name
+// (Kubernetes: the proxy's container has the variable from a Secret).
+std::string ProxyLoginsJson(const ProxyLogins& logins, bool values_by_name = false);
+// The JSON read back; "value_env" looked up with `getenv`. Checked here only
+// for shape: the proxy checks the rest at Start.
+Result<ProxyLogins> ParseProxyLogins(std::string_view text,
+                                     const std::function<const char*(const char*)>& getenv);
+// What the sidecar of a session with logins gets: `blob` goes in its
+// environment (kProxyLoginsVariable), `ca_pem` into the box's bundle.
+struct SidecarLogins {
+  std::string blob;  // "" without logins
+  std::string ca_pem;
+  bool upstream_in_blob = false;  // else it checks against kImageCaBundle
+};
+// The rest of the sidecar's proxy settings that a local proxy reads from
+// the policy on this machine: network.denied_domains, allow_addresses, and
+// hosts_file's lines (the engine's machine may not have the file).
+struct SidecarProxy {
+  SidecarLogins logins;
+  std::vector<std::string> denied_domains, allow_addresses, hosts_lines;
+};
+// `upstream_ca_text`: network.upstream_ca_file's content, "" when unset. An
+// error when there is nothing to hold, or it is too big to pass.
+Result<SidecarLogins> MakeSidecarLogins(std::vector<netfilter::Login> logins,
+                                        const std::string& upstream_ca_text);
+
 // The sidecar: `corral proxy` with the session's list on relay/proxy.sock,
 // from the corral image, on `network`, locked down as a box. `podman`: no
 // tmpfs at /run (see kSessionFillPath; Podman would copy the fill into it).
+// With `proxy.logins.blob`: in its environment, and `--logins-env` in its
+// command; the rest of `proxy` as flags.
 nlohmann::json SidecarBody(const SessionPlan& plan, const Layout& layout, const std::string& image,
-                           const std::string& network, bool podman);
+                           const std::string& network, bool podman,
+                           const SidecarProxy& proxy = {});
 // The sidecar's network when the engine allows it: the engine host's own, as
 // corral's proxy has this machine's in a local session. The proxy listens on
 // no port, and refuses loopback, private and link-local addresses wherever a
@@ -179,7 +231,7 @@ Result<std::string> MakeSessionVolume(Engine& engine, const Layout& layout);
 // `fill` false: the copier fills the volume (CopyIn::session_tar).
 Result<void> MakeSidecar(Engine& engine, const SessionPlan& plan, const Layout& layout,
                          const SessionFiles& files, const std::string& corral_image,
-                         bool fill = true);
+                         bool fill = true, const SidecarProxy& proxy = {});
 Result<void> StartSidecar(Engine& engine, const Layout& layout);
 // How long the shim in the agent's box waits for the relay's watchdog and
 // the sidecar's proxy (CORRAL_WATCHDOG_WAIT_MS): the box starts while the

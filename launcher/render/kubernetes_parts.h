@@ -18,7 +18,9 @@ inline constexpr const char* kSeccompRoot = "/var/lib/kubelet/seccomp";
 struct Names {
   std::string base;       // DNS label from the container name: the agent Pod, the ConfigMap
   std::string proxy;      // the proxy's Pod and Service
-  std::string secret;     // the Secret the user makes for variables passed by name
+  std::string secret;        // the Secret the user makes for variables passed by name
+  std::string login_values;  // the Secret the user makes for the logins' values (the proxy's)
+  std::string logins;        // the rendered Secret: the proxy's logins table and session CA
   std::string claim;      // the project's PersistentVolumeClaim
   std::string seccomp;    // localhostProfile, relative to kSeccompRoot
   std::string proxy_url;  // http://<proxy Service>:3128
@@ -39,5 +41,14 @@ nlohmann::json LockedDown(std::uint32_t uid, std::uint32_t gid, const nlohmann::
 // The agent's Pod; adds to `notes` what the plan has that the Pod cannot say.
 nlohmann::json AgentPod(const SessionPlan& plan, const Names& names, const Options& options,
                         std::vector<std::string>& notes);
+
+// With plan.logins: the proxy Pod's Secret (the logins' table without their
+// values, the session CA), its container's environment (that Secret, and
+// each value from the user's Secret `names.login_values`), and the notes.
+inline constexpr const char* kLoginsKey = "logins.json";
+nlohmann::json LoginsSecret(const SessionPlan& plan, const Names& names, const Options& options);
+nlohmann::json ProxyLoginEnvironment(const SessionPlan& plan, const Names& names);
+void LoginNotes(const SessionPlan& plan, const Names& names, const Options& options,
+                std::vector<std::string>& notes);
 
 }  // namespace corral::launcher::kubernetes

@@ -78,8 +78,8 @@ class Volumes {
 };
 
 // One plan mount; what a Pod cannot express goes to `notes`.
-void AddMount(const SessionPlan& plan, const Mount& m, Volumes& volumes, int index,
-              std::vector<std::string>& notes) {
+void AddMount(const SessionPlan& plan, const Options& options, const Mount& m, Volumes& volumes,
+              int index, std::vector<std::string>& notes) {
   std::string name =
       DnsLabel("v" + std::to_string(index) + "-" + m.target.substr(m.target.rfind('/') + 1));
   if (m.kind == MountKind::kTmpfs) {
@@ -107,6 +107,10 @@ void AddMount(const SessionPlan& plan, const Mount& m, Volumes& volumes, int ind
                     "would keep it between sessions).");
   } else if (m.source == plan.project_dir || Within(m.source, plan.project_dir)) {
     volumes.Project(plan, m);
+  } else if (m.source == plan.session_dir + "/" + kCaBundleFile &&
+             !options.logins.box_bundle.empty()) {
+    volumes.Files();  // the bundle with the session CA, from the ConfigMap
+    volumes.Attach("session-files", m.target, true, kCaBundleFile);
   } else if (m.source == plan.session_dir + "/empty") {
     volumes.Files();  // a masked file: the ConfigMap's empty entry over it
     volumes.Attach("session-files", m.target, true, "empty");
@@ -196,7 +200,7 @@ json AgentPod(const SessionPlan& plan, const Names& names, const Options& option
       LockedDown(uid, gid, {{"type", "Localhost"}, {"localhostProfile", names.seccomp}});
   Volumes volumes(names);
   int index = 0;
-  for (const Mount& m : plan.mounts) AddMount(plan, m, volumes, index++, notes);
+  for (const Mount& m : plan.mounts) AddMount(plan, options, m, volumes, index++, notes);
   volumes.Add("corral-bin", {{"emptyDir", {{"sizeLimit", "64Mi"}}}});
   volumes.Attach("corral-bin", kBinInBox, true);
   volumes.Files();

@@ -4,6 +4,7 @@
 // proxy. On paper: docs/kubernetes.md says what is not built.
 #include <set>
 
+#include "launcher/network_mode/network_mode.h"
 #include "launcher/render/kubernetes_parts.h"
 
 namespace corral::launcher::kubernetes {
@@ -41,15 +42,20 @@ std::set<int> ProxyPorts(const std::vector<std::string>& allowed) {
   return ports;
 }
 
-json SessionFiles(const SessionPlan& plan, const Names& names) {
+json SessionFiles(const SessionPlan& plan, const Names& names, const Options& options) {
   std::string deny_list;
   for (const std::string& line : plan.deny_list) deny_list += line + "\n";
-  return {
+  json files = {
       {"apiVersion", "v1"},
       {"kind", "ConfigMap"},
       {"metadata", Metadata(names.base, {{kLabelSession, plan.session_id}})},
       {"data",
        {{kDenyListFile, deny_list}, {"empty", ""}, {"seccomp.json", plan.seccomp.dump(2) + "\n"}}}};
+  // The agent's trusted bundle, with the session CA's certificate (no key).
+  if (!plan.logins.empty() && !options.logins.box_bundle.empty()) {
+    files["data"][kCaBundleFile] = options.logins.box_bundle;
+  }
+  return files;
 }
 
 json ProxyService(const SessionPlan& plan, const Names& names) {
@@ -110,11 +116,18 @@ json ProxyPod(const SessionPlan& plan, const Names& names, const Options& option
     args.push_back(host);
   }
   json security = LockedDown(65534, 65534, {{"type", "RuntimeDefault"}});
+  json env = json::array();
+  if (!plan.logins.empty()) {  // the real values here alone (LoginsSecret)
+    args.push_back("--logins-env");
+    args.push_back(network_mode::kProxyLoginsVariable);
+    env = ProxyLoginEnvironment(plan, names);
+  }
   json container = {
       {"name", "proxy"},
       {"image", options.proxy_image},
       {"command", {"/usr/bin/corral"}},
       {"args", args},
+      {"env", env},
       {"ports", {{{"name", "http-proxy"}, {"containerPort", kProxyPort}, {"protocol", "TCP"}}}},
       {"readinessProbe", {{"tcpSocket", {{"port", kProxyPort}}}, {"periodSeconds", 2}}},
       {"securityContext", security}};
@@ -178,6 +191,10 @@ Names MakeNames(const SessionPlan& plan, const Options& options) {
   auto agent = plan.labels.find("corral.agent");
   names.secret =
       agent == plan.labels.end() ? "corral-env" : DnsLabel("corral-" + agent->second + "-env");
+  names.login_values = agent == plan.labels.end()
+                           ? "corral-logins"
+                           : DnsLabel("corral-" + agent->second + "-logins");
+  names.logins = names.base + "-logins";
   std::string project = plan.project_dir.substr(plan.project_dir.rfind('/') + 1);
   names.claim =
       options.project_claim.empty() ? DnsLabel("corral-project-" + project) : options.project_claim;
@@ -216,10 +233,13 @@ Rendering Render(const SessionPlan& plan, const Options& options) {
     out.notes.push_back("Variables passed by name come from the Secret " + names.secret +
                         ", which you make: " + command);
   }
+  if (!plan.logins.empty()) LoginNotes(plan, names, options, out.notes);
   json pod = AgentPod(plan, names, options, out.notes);
-  out.objects = {SessionFiles(plan, names),      ProxyService(plan, names),
-                 AgentPolicy(plan, names),       ProxyPolicy(plan, names),
-                 ProxyPod(plan, names, options), std::move(pod)};
+  out.objects = {SessionFiles(plan, names, options)};
+  if (!plan.logins.empty()) out.objects.push_back(LoginsSecret(plan, names, options));
+  out.objects.insert(out.objects.end(),
+                     {ProxyService(plan, names), AgentPolicy(plan, names), ProxyPolicy(plan, names),
+                      ProxyPod(plan, names, options), std::move(pod)});
   return out;
 }
 

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include "launcher/launcher.h"
+#include "launcher/network_mode/network_mode.h"
+#include "launcher/plan/plan.h"
 #include "launcher/render/kubernetes_parts.h"
 #include "launcher/test_util.h"
 
@@ -23,7 +25,7 @@ struct Fixture {
     EXPECT_TRUE(made) << made.error().message;
     plan = *made;
   }
-  Rendering Rendered() const { return Render(plan, {"corral:test", ""}); }
+  Rendering Rendered() const { return Render(plan, {"corral:test", "", {}}); }
 };
 
 const json& Object(const Rendering& r, const std::string& kind, const std::string& name) {
@@ -49,7 +51,7 @@ std::string Env(const json& container, const std::string& name) {
 
 TEST(KubernetesRender, AgentContainerIsRestricted) {
   Fixture f;
-  Names names = MakeNames(f.plan, {"corral:test", ""});
+  Names names = MakeNames(f.plan, {"corral:test", "", {}});
   Rendering r = f.Rendered();
   const json& pod = Object(r, "Pod", names.base);
   const json& spec = pod["spec"];
@@ -89,7 +91,7 @@ TEST(KubernetesRender, EnvironmentNamesTheProxyServiceAndNoSecretValue) {
   f.plan.env.push_back("ANTHROPIC_API_KEY=sk-live-123");
   f.plan.passed_by_name.push_back("ANTHROPIC_API_KEY");
   Rendering r = f.Rendered();
-  Names names = MakeNames(f.plan, {"corral:test", ""});
+  Names names = MakeNames(f.plan, {"corral:test", "", {}});
   const json& agent = r.objects.back()["spec"]["containers"][0];
   EXPECT_EQ(Env(agent, "HTTPS_PROXY"), "http://" + names.proxy + ":3128");
   EXPECT_EQ(Env(agent, "HTTP_PROXY"), "http://" + names.proxy + ":3128");
@@ -155,7 +157,7 @@ TEST(KubernetesRender, SessionFilesHoldTheDenyListAndSeccomp) {
 TEST(KubernetesRender, NetworkPoliciesLetTheAgentReachOnlyTheProxy) {
   Fixture f;
   Rendering r = f.Rendered();
-  Names names = MakeNames(f.plan, {"corral:test", ""});
+  Names names = MakeNames(f.plan, {"corral:test", "", {}});
   const json& agent = Object(r, "NetworkPolicy", names.base + "-agent")["spec"];
   EXPECT_EQ(agent["podSelector"]["matchLabels"], names.agent_labels);
   EXPECT_EQ(agent["policyTypes"], json::array({"Ingress", "Egress"}));
@@ -181,7 +183,7 @@ TEST(KubernetesRender, ProxyPodRunsCorralProxyWithTheSessionsList) {
   Fixture f;
   f.plan.allowed_domains = {"pypi.org", "git.example.com:2222", "[2001:db8::1]:8443"};
   Rendering r = f.Rendered();
-  Names names = MakeNames(f.plan, {"corral:test", ""});
+  Names names = MakeNames(f.plan, {"corral:test", "", {}});
   const json& pod = Object(r, "Pod", names.proxy);
   const json& proxy = pod["spec"]["containers"][0];
   EXPECT_EQ(proxy["image"], "corral:test");
@@ -198,6 +200,95 @@ TEST(KubernetesRender, ProxyPodRunsCorralProxyWithTheSessionsList) {
   std::vector<int> numbers;
   for (const json& p : ports) numbers.push_back(p["port"]);
   EXPECT_EQ(numbers, (std::vector<int>{80, 443, 2222, 8443}));
+}
+
+// A plan for claude with its login set, as `corral spec` makes it.
+struct LoginFixture {
+  static constexpr const char* kReal = "sk-ant-api03-RealRealReal0123456789";
+  TempTree tree;
+  policy::Policy policy = TestPolicy();
+  SessionPlan plan;
+  Options options{"corral:test", "", {"CERT-PEM", "KEY-PEM", "HOST-BUNDLE\nCERT-PEM", ""}};
+  LoginFixture() {
+    PlanInput input = TestInput(policy, tree, tree.Dir("p"));
+    input.agent.agent = "claude";
+    input.agent.variables = {"ANTHROPIC_API_KEY"};
+    input.agent.logins = {
+        {"ANTHROPIC_API_KEY", "x-api-key", "", {"api.anthropic.com"}, "ANTHROPIC_BASE_URL", ""}};
+    input.getenv = [](const char* name) -> const char* {
+      return std::string(name) == "ANTHROPIC_API_KEY" ? kReal : nullptr;
+    };
+    input.logins_through_proxy = true;
+    input.agent_command = {"claude"};
+    auto made = MakePlan(input);
+    EXPECT_TRUE(made) << made.error().message;
+    plan = *made;
+    EXPECT_EQ(plan.logins.size(), 1u);
+  }
+};
+
+TEST(KubernetesRender, TheAgentHasTheStandInAndTheProxyAloneTheValuesSecret) {
+  LoginFixture f;
+  Rendering r = Render(f.plan, f.options);
+  Names names = MakeNames(f.plan, f.options);
+  EXPECT_EQ(ToYaml(r).find(LoginFixture::kReal), std::string::npos) << "no value printed";
+  const json& agent = Object(r, "Pod", names.base)["spec"]["containers"][0];
+  EXPECT_EQ(Env(agent, "ANTHROPIC_API_KEY"), f.plan.logins[0].stand_in);
+  EXPECT_EQ(agent.dump().find("secretKeyRef"), std::string::npos)
+      << "the agent reads no Secret: " << agent["env"].dump();
+  const json& proxy = Object(r, "Pod", names.proxy)["spec"]["containers"][0];
+  std::vector<std::string> args = proxy["args"];
+  auto at = std::find(args.begin(), args.end(), "--logins-env");
+  ASSERT_NE(at, args.end());
+  EXPECT_EQ(*(at + 1), network_mode::kProxyLoginsVariable);
+  const json* value = Find(proxy["env"], "name", "ANTHROPIC_API_KEY");
+  ASSERT_NE(value, nullptr);
+  EXPECT_EQ((*value)["valueFrom"]["secretKeyRef"]["name"], names.login_values);
+  EXPECT_EQ(names.login_values, "corral-claude-logins");
+  const json* table = Find(proxy["env"], "name", network_mode::kProxyLoginsVariable);
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ((*table)["valueFrom"]["secretKeyRef"]["name"], names.logins);
+  // The rendered Secret: the table without the value, the CA; the proxy,
+  // given the value by name, reads back what the agent's stand-in needs.
+  const json& secret = Object(r, "Secret", names.logins);
+  std::string text = secret["stringData"][kLoginsKey];
+  auto parsed = network_mode::ParseProxyLogins(text, [](const char* name) -> const char* {
+    return std::string(name) == "ANTHROPIC_API_KEY" ? LoginFixture::kReal : nullptr;
+  });
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  EXPECT_EQ(parsed->logins[0].stand_in, f.plan.logins[0].stand_in);
+  EXPECT_EQ(parsed->logins[0].hosts, std::vector<std::string>{"api.anthropic.com:443"});
+  EXPECT_EQ(parsed->ca.key, "KEY-PEM");
+  // The agent trusts the bundle with the session CA's certificate, never the key.
+  const json& files = Object(r, "ConfigMap", names.base);
+  EXPECT_EQ(files["data"][kCaBundleFile], "HOST-BUNDLE\nCERT-PEM");
+  EXPECT_EQ(files.dump().find("KEY-PEM"), std::string::npos);
+  const json* ca = Find(agent["volumeMounts"], "mountPath", kCaInBox);
+  ASSERT_NE(ca, nullptr);
+  EXPECT_EQ((*ca)["subPath"], kCaBundleFile);
+  EXPECT_EQ((*ca)["name"], "session-files");
+  // Only the proxy's Pod names the rendered Secret.
+  for (const json& object : r.objects) {
+    if (object["kind"] == "Pod" && object["metadata"]["name"] != names.proxy) {
+      EXPECT_EQ(object.dump().find(names.logins + "\""), std::string::npos);
+    }
+  }
+  std::string notes;
+  for (const std::string& note : r.notes) notes += note + "\n";
+  EXPECT_NE(notes.find("kubectl create secret generic corral-claude-logins "
+                       "--from-literal=ANTHROPIC_API_KEY=\"$ANTHROPIC_API_KEY\""),
+            std::string::npos)
+      << notes;
+}
+
+TEST(KubernetesRender, WithoutLoginsNoSecretAndTheProxyHasNone) {
+  Fixture f;
+  Rendering r = f.Rendered();
+  for (const json& object : r.objects) EXPECT_NE(object["kind"], "Secret");
+  Names names = MakeNames(f.plan, {"corral:test", "", {}});
+  const json& proxy = Object(r, "Pod", names.proxy)["spec"]["containers"][0];
+  EXPECT_TRUE(proxy["env"].empty());
+  EXPECT_EQ(proxy["args"].dump().find("--logins-env"), std::string::npos);
 }
 
 TEST(KubernetesRender, NamesAreDnsLabels) {

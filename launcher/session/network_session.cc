@@ -2,6 +2,7 @@
 // mode, docs/network-mode.md): the session folder's files go into a volume,
 // the proxy runs in a sidecar, and the oracle's questions come up a stream
 // that corral holds to the engine. Everything else is the local session's.
+#include <algorithm>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -30,7 +31,8 @@ std::optional<std::string> ReadIfThere(const std::string& path) {
   return *text;
 }
 
-Result<network_mode::SessionFiles> FilesOf(const SessionPlan& plan, const HostPaths& host) {
+Result<network_mode::SessionFiles> FilesOf(const SessionPlan& plan, const HostPaths& host,
+                                           const std::string& session_ca_pem) {
   network_mode::SessionFiles files;
   auto shim = ProgramWithoutDebugInfo(host.shim);
   if (!shim) return shim.error();
@@ -46,7 +48,12 @@ Result<network_mode::SessionFiles> FilesOf(const SessionPlan& plan, const HostPa
   files.deny_list = std::move(*deny_list);
   files.passwd = ReadIfThere(plan.session_dir + "/passwd");
   files.group = ReadIfThere(plan.session_dir + "/group");
-  if (!host.ca_bundle.empty()) files.ca_bundle = ReadIfThere(host.ca_bundle);
+  if (!session_ca_pem.empty()) {
+    // The sidecar's session CA, which the box must trust for login hosts.
+    files.ca_bundle = BoxCaBundleText(plan, host.ca_bundle, session_ca_pem);
+  } else if (!host.ca_bundle.empty()) {
+    files.ca_bundle = ReadIfThere(host.ca_bundle);
+  }
   files.owner = plan.uid;
   return files;
 }
@@ -78,15 +85,73 @@ bool WantsNetworkMode(const Engine& engine, const std::function<const char*(cons
   return forced != nullptr && std::string(forced) == "network";
 }
 
+void PassLoginFilesAsTheyAre(SessionPlan& plan) {
+  if (plan.login_files.empty()) return;
+  auto from_file = [](const BoxLogin& login) { return !login.file.empty(); };
+  for (const BoxLogin& login : plan.logins) {
+    if (from_file(login) && std::find(plan.logins_passed.begin(), plan.logins_passed.end(),
+                                      login.variable) == plan.logins_passed.end()) {
+      plan.logins_passed.push_back(login.variable);
+    }
+  }
+  plan.logins.erase(std::remove_if(plan.logins.begin(), plan.logins.end(), from_file),
+                    plan.logins.end());
+  plan.login_files.clear();
+  plan.box_login_files.clear();
+  plan.logins_passed_why = "the network mode's proxy sidecar cannot keep a refreshed token in "
+                           "this machine's file";
+}
+
+namespace {
+
+// The sidecar's proxy settings, and the session CA made for it, before
+// anything is made on the engine: a session whose sidecar cannot hold its
+// logins does not start.
+Result<network_mode::SidecarProxy> SidecarProxyFor(const SessionPlan& plan,
+                                                   const SidecarInput& input) {
+  network_mode::SidecarProxy proxy;
+  proxy.denied_domains = input.network.denied_domains;
+  proxy.allow_addresses = input.network.allow_addresses;
+  if (!input.network.hosts_file.empty()) {
+    auto text = ReadWhole(input.network.hosts_file);
+    if (!text) return text.error().Context("network.hosts_file, for the proxy sidecar");
+    std::istringstream lines(*text);
+    for (std::string line; std::getline(lines, line);) {
+      line = line.substr(0, line.find('#'));
+      if (line.find_first_not_of(" \t\r") != std::string::npos) proxy.hosts_lines.push_back(line);
+    }
+  }
+  if (plan.logins.empty()) return proxy;
+  auto held = ProxyLogins(plan, input.logins);
+  if (!held) return held.error();
+  std::string upstream;
+  if (!input.upstream_ca_file.empty()) {
+    auto text = ReadWhole(input.upstream_ca_file);
+    if (!text) return text.error().Context("network.upstream_ca_file, for the proxy sidecar");
+    upstream = std::move(*text);
+  }
+  auto logins = network_mode::MakeSidecarLogins(std::move(*held), upstream);
+  if (!logins) return logins.error();
+  proxy.logins = std::move(*logins);
+  return proxy;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, SessionPlan& plan,
-                                                                const HostPaths& host) {
+                                                                const HostPaths& host,
+                                                                const SidecarInput& sidecar) {
+  auto sidecar_proxy = SidecarProxyFor(plan, sidecar);
+  if (!sidecar_proxy) return sidecar_proxy.error();
   std::unique_ptr<NetworkSession> session(new NetworkSession(engine, plan.session_id));
   session->box_ = plan.container_name;
   std::error_code ec;
   std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec) return Error("cannot find corral's own program: " + ec.message());
   // The session's files are read while the engine is asked for the image.
-  auto reading = std::async(std::launch::async, [&plan, &host] { return FilesOf(plan, host); });
+  auto reading = std::async(std::launch::async, [&plan, &host, ca = sidecar_proxy->logins.ca_pem] {
+    return FilesOf(plan, host, ca);
+  });
   auto image = EnsureCorralImage(engine, CORRAL_VERSION, self, host.ca_bundle, host.shim,
                                  host.shell);
   if (!image) return image.error().Context("the proxy sidecar's image");
@@ -154,8 +219,10 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
   session->sidecar_made_ =
       std::async(std::launch::async, [&engine, layout = session->layout_, sidecar_plan = plan,
                                       files = std::move(*files), image = *image,
-                                      fill = !one_put]() -> Result<void> {
-        auto made = network_mode::MakeSidecar(engine, sidecar_plan, layout, files, image, fill);
+                                      fill = !one_put,
+                                      proxy = std::move(*sidecar_proxy)]() -> Result<void> {
+        auto made =
+            network_mode::MakeSidecar(engine, sidecar_plan, layout, files, image, fill, proxy);
         if (!made) return made.error().Context("set up the network mode");
         return Ok();
       }).share();

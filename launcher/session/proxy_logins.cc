@@ -47,12 +47,18 @@ std::string UpstreamCaFile(const policy::Policy& policy, const std::string& host
   return file.empty() ? host_bundle : file;
 }
 
-Result<void> WriteBoxCaBundle(const SessionPlan& plan, const std::string& host_bundle,
-                              const std::string& ca_pem) {
+std::string BoxCaBundleText(const SessionPlan& plan, const std::string& host_bundle,
+                            const std::string& ca_pem) {
   std::string text = host_bundle.empty() ? "" : ReadText(host_bundle);
   if (!text.empty() && text.back() != '\n') text += '\n';
-  text += "# corral session " + plan.session_id + ": the proxy's CA for login hosts\n" + ca_pem;
-  auto ok = WriteFile(plan.session_dir + "/" + kCaBundleFile, text, 0644);
+  return text + "# corral session " + plan.session_id + ": the proxy's CA for login hosts\n" +
+         ca_pem;
+}
+
+Result<void> WriteBoxCaBundle(const SessionPlan& plan, const std::string& host_bundle,
+                              const std::string& ca_pem) {
+  auto ok = WriteFile(plan.session_dir + "/" + kCaBundleFile,
+                      BoxCaBundleText(plan, host_bundle, ca_pem), 0644);
   if (!ok) return ok.error().Context("write the box's CA bundle");
   return Ok();
 }

@@ -113,6 +113,7 @@ Error RootlessHint(const Engine& engine, const Error& error) {
 struct Mode {
   bool network = false;
   HostPaths host;
+  SidecarInput sidecar;  // its proxy holds the logins
 };
 
 // `ready`, when given, is asked after the box is made and before it starts
@@ -148,7 +149,7 @@ Result<RunOutcome> RunPlan(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
   if (!reaper) return reaper.error();
   cleanup.Reap(std::move(*reaper));
   if (!mode.network) return RunBox(engine, plan, cleanup, engine_lines);
-  auto network = NetworkSession::BringUp(engine, plan, mode.host);
+  auto network = NetworkSession::BringUp(engine, plan, mode.host, mode.sidecar);
   if (!network) return network.error();
   deny_list_copies.SendTo(
       [session = network->get()](const std::string& text) { session->DenyListChanged(text); });
@@ -318,7 +319,18 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
       plan->image = AgentImageTag(image_recipe->name, *version);
     }
     std::cout << DescribePlan(*plan);
-    if (engine) std::cout << engine->ModeLine() << "\n";
+    if (engine) {
+      // As the session would say it (CORRAL_ENGINE_MODE=network included).
+      bool network = WantsNetworkMode(*engine, input.getenv);
+      std::cout << (network && !engine->remote()
+                        ? std::string("mode: network (CORRAL_ENGINE_MODE=network)")
+                        : engine->ModeLine())
+                << "\n";
+      if (network && !plan->logins.empty()) {
+        std::cout << "logins: the proxy sidecar holds them (given in its create request, never "
+                     "the box's); the box trusts the session CA corral makes for it\n";
+      }
+    }
     if (image_recipe && engine) std::cout << DescribeAgentImage(*engine, plan->image) << "\n";
     // The rendering shows what would be sent, but never a login's value.
     for (std::string& entry : plan->env) {
@@ -350,13 +362,13 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   auto engine = Engine::Connect(*choice);
   if (!engine) return engine.error();
   Mode mode{WantsNetworkMode(*engine, input.getenv),
-            {input.shim_path, input.shell_path, input.ca_bundle}};
+            {input.shim_path, input.shell_path, input.ca_bundle},
+            {{input.getenv, input.ca_bundle}, UpstreamCaFile(policy, ""), policy.network}};
   auto engine_lines = FitToEngine(*engine, *plan, policy.limits.require);
   if (!engine_lines) return engine_lines.error();
   if (mode.network) {
-    // The sidecar proxy does not hold logins yet (docs/logins.md).
-    PassLoginsAsTheyAre(*plan, input.getenv, input.ca_bundle, "the network mode's proxy does not "
-                                                               "hold logins yet");
+    // The proxy sidecar holds the login variables (NetworkSession::BringUp).
+    PassLoginFilesAsTheyAre(*plan);
     *engine_lines += "  " +
                      (engine->remote() ? engine->ModeLine()
                                        : std::string("mode: network (CORRAL_ENGINE_MODE=network)")) +
@@ -398,7 +410,10 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   if (!recorder) return recorder.error();
   Result<RunOutcome> outcome = RunOutcome{};
   std::uint64_t blocked = 0;
-  if (auto services = StartServices(policy, options.policy_source, *plan, /*with_proxy=*/true,
+  // In the network mode the sidecar is the proxy: none here, and no
+  // second session CA.
+  if (auto services = StartServices(policy, options.policy_source, *plan,
+                                    /*with_proxy=*/!mode.network,
                                     recorder->record(), {input.getenv, input.ca_bundle})) {
     outcome = RunPlan(*engine, *plan, cleanup, options.build_context, *engine_lines, mode,
                       recorder->record(), *services->deny_list_copies);

@@ -208,6 +208,10 @@ std::string UpstreamCaFile(const policy::Policy& policy, const std::string& host
 // host's bundle, then the session CA's certificate. Mode 0644: the box reads it.
 Result<void> WriteBoxCaBundle(const SessionPlan& plan, const std::string& host_bundle,
                               const std::string& ca_pem);
+// Its text: the host's bundle (a file, "" for none), then the session CA's
+// certificate.
+std::string BoxCaBundleText(const SessionPlan& plan, const std::string& host_bundle,
+                            const std::string& ca_pem);
 // The start line about logins: which the proxy holds, which are in the box
 // as they are and why; "" when there are none.
 std::string LoginsLine(const SessionPlan& plan);
@@ -426,8 +430,21 @@ Result<void> NameTheBoxUser(Engine& engine, SessionPlan& plan);
 // engine that cannot see this machine, or any engine with
 // CORRAL_ENGINE_MODE=network.
 bool WantsNetworkMode(const Engine& engine, const std::function<const char*(const char*)>& getenv);
+// The network mode's sidecar holds login variables, not login files: it
+// could refresh a token but not keep it in this machine's file. Each login
+// file is copied into the box as it is, and the start line says why.
+void PassLoginFilesAsTheyAre(SessionPlan& plan);
 struct HostPaths {
   std::string shim, shell, ca_bundle;  // PlanInput's
+};
+// What the sidecar's proxy gets that a local proxy reads on this machine:
+// the logins' values as the local proxy's (`logins`), network.upstream_ca_file
+// ("" when unset: the sidecar checks login hosts against the host's bundle
+// the corral image was built with), and the policy's other network lists.
+struct SidecarInput {
+  LoginSource logins;
+  std::string upstream_ca_file;
+  policy::NetworkPolicy network;
 };
 class NetworkSession {
  public:
@@ -435,8 +452,12 @@ class NetworkSession {
   // sidecar's image on the engine (built when this build has none there),
   // the session volume, the sidecar, the oracle channel; `plan` becomes the
   // agent's plan for this mode. On an error, what was made goes again.
+  // With plan.logins, the sidecar holds them (its create request's
+  // environment) and the box's bundle has the session CA that corral makes
+  // for it; an error, before anything is made, when that cannot be.
   static Result<std::unique_ptr<NetworkSession>> BringUp(Engine& engine, SessionPlan& plan,
-                                                         const HostPaths& host);
+                                                         const HostPaths& host,
+                                                         const SidecarInput& sidecar = {});
   // What the reaper removes when corral is killed.
   static std::vector<ApiCall> TearDownCalls(const std::string& session_id);
   // Once the agent's box is started: returns when the sidecar runs and the

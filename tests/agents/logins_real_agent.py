@@ -18,8 +18,11 @@ The session's steps:
  3. the same with the stand-in in a header: 403, and other.test gets nothing.
 Then: the model saw the real key, the record has the refusal, `corral inbox`
 has it; git ls-remote in the box, with GH_TOKEN a stand-in, reaches a git host
-over HTTPS (lighttpd, git http-backend) that takes only the real token. Next, a model whose certificate comes from another CA: the proxy
-refuses it (502) and nothing reaches the model.
+over HTTPS (lighttpd, git http-backend) that takes only the real token. Next, a
+model whose certificate comes from another CA: the proxy refuses it (502) and
+nothing reaches the model. Claude's first session runs again in the network mode
+(CORRAL_ENGINE_MODE=network): the proxy sidecar holds the key and GH_TOKEN, and
+the same search finds no real byte of them in the box.
 
 Last, for Claude Code, a subscription login: ~/.claude/.credentials.json with
 an expired access token. Claude Code refreshes at platform.claude.com (a TLS
@@ -172,8 +175,10 @@ def events(session):
     return found
 
 
-def https_session(session, test_ca, model_tls):
+def https_session(session, test_ca, model_tls, label=None):
+    """`label`: the checks' name for the session (the agent's by default)."""
     agent = session.agent
+    label = label or agent
     variable = base.LOGIN_VARIABLES[agent]
     key = KEY_PREFIXES[agent] + secrets.token_urlsafe(30).replace("-", "x").replace("_", "y")
     marker = "corral-search-marker-" + secrets.token_hex(6)  # not the key's length
@@ -210,77 +215,77 @@ def https_session(session, test_ca, model_tls):
         lighttpd.kill()
         lighttpd.wait()
         session.hosts.write_text(hosts)
-    print(f"  {agent} stderr: " + r.stderr[-2000:].replace("\n", "\n  "), flush=True)
+    print(f"  {label} stderr: " + r.stderr[-2000:].replace("\n", "\n  "), flush=True)
     check(r.returncode == 0 and sm.FINAL_TEXT in r.stdout,
-          f"{agent} over https: the session ran to its final answer and exited 0 "
+          f"{label} over https: the session ran to its final answer and exited 0 "
           f"({seconds:.1f} s)", f"exit {r.returncode}: {r.stdout[-800:]}")
     if not model.requests.all():
-        check(False, f"{agent} over https: the agent reached the scripted model", r.stderr[-1500:])
+        check(False, f"{label} over https: the agent reached the scripted model", r.stderr[-1500:])
         return
     name, prefix = base.LOGIN_HEADERS[agent]
     got = model.requests.logins(name)
     check(got == {prefix + key},
-          f"{agent} over https: the model received the real key in {name} on every request "
+          f"{label} over https: the model received the real key in {name} on every request "
           f"({len(model.requests.all())} requests, through the proxy's TLS)",
           sorted(v[:len(prefix) + 4] + "..." for v in got))
     logins = [e for e in events(session) if e.get("event") == "network" and e.get("login")]
     model_logins = [e for e in logins if e.get("host") == "model.test"]
     check(model_logins and all(e.get("login") == variable for e in model_logins),
-          f"{agent} over https: the record shows the proxy added {variable} for model.test",
+          f"{label} over https: the record shows the proxy added {variable} for model.test",
           json.dumps(model_logins[-1:]))
     check(sorted({(e.get("host"), e.get("login")) for e in logins})
           == [("git.test", "GH_TOKEN"), ("model.test", variable)],
-          f"{agent} over https: the proxy added logins only there, and GH_TOKEN for git.test",
+          f"{label} over https: the proxy added logins only there, and GH_TOKEN for git.test",
           sorted({(e.get("host"), e.get("login")) for e in logins}))
     results = session.results(model)
-    check(sorted(results) == [0, 1, 2, 3], f"{agent} over https: sent back a result for each step",
+    check(sorted(results) == [0, 1, 2, 3], f"{label} over https: sent back a result for each step",
           sorted(results))
     git = results.get(3, "")
     check("refs/heads/main" in git,
-          f"{agent}: git over HTTPS in the box reached a git host that takes only the real "
+          f"{label}: git over HTTPS in the box reached a git host that takes only the real "
           "GitHub token (the box held a stand-in in GH_TOKEN; the proxy added the token)", git[-600:])
     found = sections(results.get(0, ""))
     files = found.get("FILES", [])
     check("END" in found and any(line.endswith(f"/marker.txt {len(marker)}") for line in files),
-          f"{agent}: the search of / reached the project (its marker file was found)",
+          f"{label}: the search of / reached the project (its marker file was found)",
           results.get(0, "")[-1500:])
     check("END" in found and not [f for f in files if f.endswith(f" {len(key)}")],
-          f"{agent}: no file in the box the agent's user can read holds the real key",
+          f"{label}: no file in the box the agent's user can read holds the real key",
           files)
     check("END" in found and found.get("PROC-REAL") == [],  # each with what the process runs
-          f"{agent}: no process's environment or command line in the box holds the real key",
+          f"{label}: no process's environment or command line in the box holds the real key",
           found.get("PROC-REAL"))
     marked = (found.get("PROC-MARKER") or ["0"])[0]
     check(marked.isdigit() and int(marked) > 0,
-          f"{agent}: the same search of /proc finds a marker variable in {marked} processes' "
+          f"{label}: the same search of /proc finds a marker variable in {marked} processes' "
           "environments (the search works)", found)
-    print(f"  {agent}: the stand-in ({(found.get('STAND-IN-LENGTH') or ['?'])[0]} bytes in the "
+    print(f"  {label}: the stand-in ({(found.get('STAND-IN-LENGTH') or ['?'])[0]} bytes in the "
           f"tool's shell) is in {(found.get('PROC-STAND-IN') or ['?'])[0]} readable environments",
           flush=True)
-    print(f"  {agent}: the agent's login files in the box: {found.get('LOGIN-FILES')} "
+    print(f"  {label}: the agent's login files in the box: {found.get('LOGIN-FILES')} "
           "(searched with the rest of /)", flush=True)
     plain, refused = results.get(1, ""), results.get(2, "")
-    check("HTTP 200" in plain, f"{agent}: other.test is allowed: a plain request reaches it",
+    check("HTTP 200" in plain, f"{label}: other.test is allowed: a plain request reaches it",
           plain)
-    check("HTTP 403" in refused, f"{agent}: the stand-in sent to other.test got 403", refused)
+    check("HTTP 403" in refused, f"{label}: the stand-in sent to other.test got 403", refused)
     paths = [req["path"] for req in other.requests]
-    check(paths == ["/plain"], f"{agent}: other.test received the plain request and nothing else",
+    check(paths == ["/plain"], f"{label}: other.test received the plain request and nothing else",
           paths)
     strays = [e for e in events(session) if e.get("event") == "network"
               and e.get("credential") == "credential-to-wrong-host"]
     check(len(strays) == 1 and strays[0].get("host") == "other.test"
           and strays[0].get("status") == 403 and key not in json.dumps(strays),
-          f"{agent}: the record has a network event with credential-to-wrong-host for other.test",
+          f"{label}: the record has a network event with credential-to-wrong-host for other.test",
           json.dumps(strays))
     items = session.inbox()
     credential = [i for i in items if i.get("kind") == "credential"]
     check(len(credential) == 1 and credential[0].get("command") == "other.test"
           and variable in (credential[0].get("entry") or "")
           and key not in json.dumps(items),
-          f"{agent}: `corral inbox` has the refused stand-in (other.test, {variable})",
+          f"{label}: `corral inbox` has the refused stand-in (other.test, {variable})",
           json.dumps(items)[:1200])
     check(not [i for i in items if i.get("kind") == "host" and i.get("command") == "other.test"],
-          f"{agent}: other.test is not listed as a refused host (it is allowed)",
+          f"{label}: other.test is not listed as a refused host (it is allowed)",
           json.dumps(items)[:1200])
 
 
@@ -421,8 +426,27 @@ def forged_session(session, test_ca, forged_tls):
           [req["path"] for req in model.requests.all()])
 
 
+def network_mode_session(test_ca, model_tls):
+    """The same session in the network mode (docs/network-mode.md): the proxy
+    sidecar holds the real key, given through the engine API, and the box
+    trusts the session CA corral made for it. One agent: the code path is
+    corral's, not the agent's."""
+    session = base.Session("claude")
+    session.env["CORRAL_ENGINE_MODE"] = "network"
+    try:
+        https_session(session, test_ca, model_tls, label="claude in the network mode")
+        started = session.started_event()
+        check("ANTHROPIC_API_KEY" in (started.get("logins") or [])
+              and not started.get("logins_passed"),
+              "claude in the network mode: the session record names ANTHROPIC_API_KEY among the "
+              "logins the proxy holds, none passed as it is", json.dumps(started)[:800])
+    finally:
+        base.shutil.rmtree(session.work, ignore_errors=True)
+
+
 def main():
     base.start_engine()
+    network_done = False
     for agent in base.AGENTS:
         session = base.Session(agent)
         try:
@@ -437,6 +461,10 @@ def main():
                                      make_leaf(session.work, test_ca, "model.test", "model2"),
                                      make_leaf(session.work, test_ca, "platform.claude.com",
                                                "platform"))
+            if agent == "claude" and not network_done:
+                network_done = True
+                network_mode_session(test_ca[0], make_leaf(session.work, test_ca, "model.test",
+                                                           "model-network"))
         finally:
             base.shutil.rmtree(session.work, ignore_errors=True)
     print(f"{ENGINE}: {base.RESULTS['pass']} passed, {base.RESULTS['fail']} failed")

@@ -68,7 +68,7 @@ class CliTest(unittest.TestCase):
         self.assertEqual(self.agent_args("sh", "--", "--", "x"), ["sh", "--", "x"])
 
     def test_spec_gives_an_agent_what_run_gives_it(self):
-        # Its folders, its login variables by name (never their values), its
+        # Its folders, its login variables as stand-ins (never their values), its
         # switch and its image, as `corral run` would in a box.
         project = os.path.join(self.home, "proj")
         os.makedirs(project, exist_ok=True)
@@ -78,7 +78,8 @@ class CliTest(unittest.TestCase):
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertNotIn("sk-secret-value", out.stdout)
         body = json.loads(out.stdout)
-        self.assertIn("ANTHROPIC_API_KEY=<$ANTHROPIC_API_KEY at start>", body["Env"])
+        # A login is a stand-in in the box, made when the session starts (docs/logins.md).
+        self.assertIn("ANTHROPIC_API_KEY=<a stand-in made at start>", body["Env"])
         self.assertTrue(body["Image"].startswith("corral-agent-claude:"), body["Image"])
         by_target = {m["Target"]: m["Source"] for m in body["HostConfig"]["Mounts"]}
         # The box's own settings folder under corral's state folder, never
@@ -89,6 +90,44 @@ class CliTest(unittest.TestCase):
         command = body["Entrypoint"]
         self.assertEqual(command[command.index("--") + 1:],
                          ["claude", "--dangerously-skip-permissions", "-p", "hi"])
+
+    def test_proxy_takes_logins_and_refuses_to_start_without_them(self):
+        """corral proxy --logins-env/--logins-file (docs/logins.md): the network
+        mode's sidecar is started this way; without its logins it must not run."""
+        unset = subprocess.run([CORRAL, "proxy", "--listen", "127.0.0.1:0",
+                                "--logins-env", "CORRAL_TEST_NO_SUCH_VARIABLE"],
+                               text=True, capture_output=True, env=self.env, timeout=30)
+        self.assertEqual(unset.returncode, 2, unset.stderr)
+        self.assertIn("$CORRAL_TEST_NO_SUCH_VARIABLE is not set", unset.stderr)
+        login = {"name": "K", "hosts": ["api.example.com:443"], "header": "x-api-key",
+                 "prefix": "", "value": "sk-ant-api03-REALREALREAL",
+                 "stand_in": "sk-ant-api03-standinstand"}
+        short = dict(login, stand_in="sk-ant-api03-x1234567")
+        refused = subprocess.run([CORRAL, "proxy", "--listen", "127.0.0.1:0", "--logins-env",
+                                  "LOGINS"], text=True, capture_output=True,
+                                 env={**self.env, "LOGINS": json.dumps({"logins": [short]})},
+                                 timeout=30)
+        self.assertEqual(refused.returncode, 2, refused.stderr)
+        self.assertIn("stand-in was made from another value", refused.stderr)
+        self.assertNotIn("REALREAL", refused.stderr)
+        cert = os.path.join(self.home, "ca.pem")
+        proxy = subprocess.Popen([CORRAL, "proxy", "--listen", "127.0.0.1:0", "--logins-env",
+                                  "LOGINS", "--ca-cert-out", cert], text=True,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                 env={**self.env, "LOGINS": json.dumps({"logins": [login]})})
+        try:
+            deadline = time.monotonic() + 20
+            while not os.path.exists(cert) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            with open(cert) as f:
+                text = f.read()
+            self.assertTrue(text.startswith("-----BEGIN CERTIFICATE-----"), text)
+            self.assertNotIn("PRIVATE KEY", text)
+        finally:
+            proxy.terminate()
+            _, err = proxy.communicate(timeout=30)
+        self.assertIn("holding 1 login", err)
+        self.assertNotIn("REALREAL", err)
 
     def test_spec_says_did_you_mean_for_a_typo(self):
         project = os.path.join(self.home, "proj")

@@ -12,6 +12,7 @@ KINDS = [
     ("io.k8s.api.core.v1.Pod", "pod-v1.json"),
     ("io.k8s.api.core.v1.Service", "service-v1.json"),
     ("io.k8s.api.core.v1.ConfigMap", "configmap-v1.json"),
+    ("io.k8s.api.core.v1.Secret", "secret-v1.json"),
     ("io.k8s.api.networking.v1.NetworkPolicy", "networkpolicy-networking-v1.json"),
 ]
 PREFIX = "#/definitions/"

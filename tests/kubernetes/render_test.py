@@ -2,8 +2,10 @@
 """corral spec --format kubernetes, black-box: every object it prints is valid
 against Kubernetes' own schemas (tests/kubernetes-schema), and the box's
 promises hold in it: the agent's container is locked down, no login's value
-is printed, the agent's NetworkPolicy lets it reach only the proxy, the proxy
-runs with the session's list. No cluster: the checks are on the text.
+is printed, the agent has a stand-in for it and only the proxy's Pod reads the
+Secrets with the value and the session CA's key, the agent's NetworkPolicy
+lets it reach only the proxy, the proxy runs with the session's list. No
+cluster: the checks are on the text.
 
 Usage: render_test.py CORRAL
 """
@@ -22,7 +24,7 @@ import yaml
 CORRAL = sys.argv.pop(1)
 SCHEMAS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kubernetes-schema")
 SCHEMA_FILES = {("v1", "Pod"): "pod-v1.json", ("v1", "Service"): "service-v1.json",
-                ("v1", "ConfigMap"): "configmap-v1.json",
+                ("v1", "ConfigMap"): "configmap-v1.json", ("v1", "Secret"): "secret-v1.json",
                 ("networking.k8s.io/v1", "NetworkPolicy"): "networkpolicy-networking-v1.json"}
 SECRET_VALUE = "sk-ant-test-do-not-print-4711"
 ALLOWED = ["example.org", "*.pkg.example", "mirror.example:8443"]
@@ -106,6 +108,19 @@ def security_errors(objects):
                 errors.append(f"{where}: may run as root")
             if sc.get("seccompProfile", {}).get("type") not in ("Localhost", "RuntimeDefault"):
                 errors.append(f"{where}: no seccomp profile")
+    # The login Secrets (the values, the session CA's key) are the proxy's alone.
+    login_secrets = {o["metadata"]["name"] for o in objects if o["kind"] == "Secret"}
+    login_secrets |= {ref for e in proxy["spec"]["containers"][0].get("env", [])
+                      for ref in [e.get("valueFrom", {}).get("secretKeyRef", {}).get("name")]
+                      if ref and e["name"] != "MY_TOKEN"}
+    for c in agent["spec"].get("initContainers", []) + agent["spec"]["containers"]:
+        for e in c.get("env", []):
+            ref = e.get("valueFrom", {}).get("secretKeyRef", {}).get("name")
+            if ref in login_secrets:
+                errors.append(f"agent/{c['name']}: env {e['name']} reads the login Secret {ref}")
+    for v in agent["spec"].get("volumes", []):
+        if v.get("secret", {}).get("secretName") in login_secrets:
+            errors.append(f"agent: volume {v['name']} is the login Secret")
     box = agent["spec"]["containers"][0]["securityContext"]
     session = agent["metadata"]["labels"]["corral.session"]
     if box.get("seccompProfile") != {"type": "Localhost",
@@ -206,7 +221,7 @@ class KubernetesRenderTest(unittest.TestCase):
     def test_every_object_is_valid_for_kubernetes(self):
         kinds = sorted(o["kind"] for o in self.objects)
         self.assertEqual(kinds, ["ConfigMap", "NetworkPolicy", "NetworkPolicy", "Pod", "Pod",
-                                 "Service"])
+                                 "Secret", "Service"])
         for obj in self.objects:
             self.assertEqual(schema_errors(obj), [])
             self.assertEqual(api_server_errors(obj), [])
@@ -247,6 +262,12 @@ class KubernetesRenderTest(unittest.TestCase):
                 {"name": "h", "hostPath": {"path": "/"}}),
             "root": lambda o: agent(o)["spec"]["containers"][0]["securityContext"].update(
                 {"runAsUser": 0}),
+            "the agent reads the login": lambda o: agent(o)["spec"]["containers"][0][
+                "env"].append({"name": "ANTHROPIC_API_KEY", "valueFrom": {"secretKeyRef": {
+                    "name": "corral-claude-logins", "key": "ANTHROPIC_API_KEY"}}}),
+            "the agent mounts the CA key": lambda o: agent(o)["spec"]["volumes"].append(
+                {"name": "k", "secret": {"secretName": next(
+                    x["metadata"]["name"] for x in o if x["kind"] == "Secret")}}),
         }
         for name, change in cases.items():
             self.assertNotEqual(security_errors(weakened(change)), [], name)
@@ -260,13 +281,44 @@ class KubernetesRenderTest(unittest.TestCase):
     def test_no_login_value_is_printed_and_the_secret_is_named(self):
         self.assertNotIn(SECRET_VALUE, self.out.stdout)
         env = {e["name"]: e for e in self.agent_container()["env"]}
-        # corral spec does not apply an agent's recipe (its variables and hosts):
-        # `pass` names the variable here; the renderer's unit tests cover a recipe's.
+        # A variable in `pass` comes from the Secret the user makes, by name.
         for name in ("MY_TOKEN",):
             self.assertNotIn("value", env[name])
             ref = env[name]["valueFrom"]["secretKeyRef"]
             self.assertEqual(ref["key"], name)
             self.assertIn(f"kubectl create secret generic {ref['name']}", self.out.stdout)
+
+    def test_the_agent_has_a_stand_in_and_the_proxy_the_login(self):
+        """claude's recipe names ANTHROPIC_API_KEY a login (docs/logins.md): the
+        agent's Pod gets a stand-in of its shape, the proxy's Pod the value from
+        a Secret the user makes, and the logins table and session CA from the
+        rendered Secret; the agent trusts the CA's certificate."""
+        agent_env = {e["name"]: e for e in self.agent_container()["env"]}
+        stand_in = agent_env["ANTHROPIC_API_KEY"].get("value", "")
+        self.assertEqual(len(stand_in), len(SECRET_VALUE))
+        self.assertTrue(stand_in.startswith("sk-ant-") and stand_in != SECRET_VALUE, stand_in)
+        proxy = self.of("Pod", "proxy")[0]["spec"]["containers"][0]
+        self.assertIn("--logins-env", proxy["args"])
+        proxy_env = {e["name"]: e for e in proxy["env"]}
+        ref = proxy_env["ANTHROPIC_API_KEY"]["valueFrom"]["secretKeyRef"]
+        self.assertEqual(ref, {"name": "corral-claude-logins", "key": "ANTHROPIC_API_KEY"})
+        self.assertIn("kubectl create secret generic corral-claude-logins "
+                      '--from-literal=ANTHROPIC_API_KEY="$ANTHROPIC_API_KEY"', self.out.stdout)
+        secret = self.of("Secret")[0]
+        table_ref = proxy_env["CORRAL_PROXY_LOGINS"]["valueFrom"]["secretKeyRef"]
+        self.assertEqual(table_ref, {"name": secret["metadata"]["name"], "key": "logins.json"})
+        table = json.loads(secret["stringData"]["logins.json"])
+        self.assertEqual(table["logins"][0]["stand_in"], stand_in)
+        self.assertEqual(table["logins"][0]["value_env"], "ANTHROPIC_API_KEY")
+        self.assertNotIn("value", table["logins"][0])
+        self.assertIn("PRIVATE KEY", table["ca"]["key"])
+        # The agent's bundle: the session CA's certificate, never its key.
+        bundle = self.of("ConfigMap")[0]["data"]["ca-bundle.crt"]
+        self.assertIn(table["ca"]["cert"], bundle)
+        self.assertNotIn("PRIVATE KEY", json.dumps(self.of("ConfigMap")))
+        mounts = {m["mountPath"]: m for m in self.agent_container()["volumeMounts"]}
+        self.assertEqual(mounts["/etc/ssl/certs/ca-certificates.crt"]["subPath"], "ca-bundle.crt")
+        self.assertEqual(security_errors(self.objects), [])
 
     def test_the_agent_reaches_the_proxy_by_its_service(self):
         service = self.of("Service")[0]
