@@ -42,8 +42,8 @@ struct Interpreter {
   std::string_view family;
   std::string_view no_script;  // -c, -e, -m ...
   std::string_view value;      // -W x, -r lib ...
-  std::array<std::string_view, 2> no_script_long;
-  std::array<std::string_view, 5> value_long;
+  std::array<std::string_view, 4> no_script_long;
+  std::array<std::string_view, 7> value_long;
 };
 
 constexpr Interpreter kInterpreters[] = {
@@ -58,10 +58,19 @@ constexpr Interpreter kInterpreters[] = {
      {"--require", "--import", "--loader", "--experimental-loader", "--input-type"}},
     {"php", "r", "cdz", {}, {}},
     {"lua", "e", "l", {}, {}},
+    // The dynamic loader runs the program it is given (ld.so PROGRAM ARGS).
+    {"ld.so",
+     "",
+     "",
+     {"--list", "--verify", "--help", "--version"},
+     {"--library-path", "--inhibit-rpath", "--audit", "--preload", "--argv0", "--glibc-hwcaps-prefix",
+      "--glibc-hwcaps-mask"}},
 };
 
-// python3.11 -> python, perl5.36.0 -> perl, nodejs -> node.
+// python3.11 -> python, perl5.36.0 -> perl, nodejs -> node,
+// ld-linux-x86-64.so.2 -> ld.so.
 std::string_view Family(std::string_view name) {
+  if (name.starts_with("ld-") && name.find(".so") != std::string_view::npos) return "ld.so";
   while (!name.empty() &&
          (std::isdigit(static_cast<unsigned char>(name.back())) || name.back() == '.')) {
     name.remove_suffix(1);
@@ -170,6 +179,33 @@ std::optional<std::size_t> ScriptOperand(std::string_view name,
     if (family == it.family) return InterpreterOperand(it, argv);
   }
   return std::nullopt;
+}
+
+std::optional<Shebang> ParseShebang(std::string_view head) {
+  if (!head.starts_with("#!")) return std::nullopt;
+  head.remove_prefix(2);
+  head = head.substr(0, head.find('\n'));
+  auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  while (!head.empty() && blank(head.front())) head.remove_prefix(1);
+  while (!head.empty() && blank(head.back())) head.remove_suffix(1);
+  std::size_t end = 0;
+  while (end < head.size() && !blank(head[end]) && head[end] != '\0') ++end;
+  if (end == 0) return std::nullopt;  // ENOEXEC: nothing runs
+  Shebang shebang{std::string(head.substr(0, end)), std::nullopt};
+  head.remove_prefix(end);
+  while (!head.empty() && blank(head.front())) head.remove_prefix(1);
+  head = head.substr(0, head.find('\0'));
+  if (!head.empty()) shebang.argument = std::string(head);
+  return shebang;
+}
+
+std::vector<std::string> ShebangArgv(const Shebang& shebang, const std::string& file,
+                                     const std::vector<std::string>& argv) {
+  std::vector<std::string> out{shebang.interpreter};
+  if (shebang.argument) out.push_back(*shebang.argument);
+  out.push_back(file);
+  if (argv.size() > 1) out.insert(out.end(), argv.begin() + 1, argv.end());
+  return out;
 }
 
 ExecVerdict DecideExec(const policy::Matcher& matcher, const ExecFacts& facts) {

@@ -44,9 +44,24 @@ ExecVerdict DecideExec(const policy::Matcher& matcher, const ExecFacts& facts);
 // The index in argv of the file an interpreter (a shell, python, perl, ruby,
 // node, php, lua) is asked to run; nullopt when it runs inline code (-c, -e),
 // a module (-m), standard input, or is not an interpreter. `name` is the
-// program's file name (python3.11, bash, ...).
+// program's file name (python3.11, bash, ld-linux-x86-64.so.2: the loader's
+// operand is the program it runs).
 std::optional<std::size_t> ScriptOperand(std::string_view name,
                                          const std::vector<std::string>& argv);
+
+// A script's `#!` line as the kernel reads it (its first 256 bytes): the
+// interpreter, and at most one argument (the rest of the line, blanks
+// inside kept). nullopt when `head` has none, or names no interpreter.
+struct Shebang {
+  std::string interpreter;
+  std::optional<std::string> argument;
+};
+std::optional<Shebang> ParseShebang(std::string_view head);
+
+// The argument vector the kernel gives the interpreter of `shebang` for an
+// exec of `file` (the path as the exec named it) with `argv`.
+std::vector<std::string> ShebangArgv(const Shebang& shebang, const std::string& file,
+                                     const std::vector<std::string>& argv);
 
 // Words as shell text that the shell reads back as the same words.
 std::string ShellWords(std::string_view program, const std::vector<std::string>& argv,
