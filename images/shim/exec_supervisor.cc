@@ -181,7 +181,7 @@ class Supervisor {
       ExecFacts facts;
       facts.program = {given, file->path, list_.listed().Identify(file->st, Opener(*file))};
       facts.argv = std::move(*argv);
-      AddScript(target, cwd_fd, *file, facts);
+      AddInterpreterInput(target, cwd_fd, *file, facts);
       ExecVerdict decided = DecideExec(list_.matcher(), facts);
       if (decided.refuse) {
         verdict = std::move(decided);
@@ -227,22 +227,37 @@ class Supervisor {
     return path.empty() ? fd : fd + "/" + path;
   }
 
-  // An interpreter running a file: the file, found as the interpreter will,
-  // from its working directory. An interpreter is known by its name and by
-  // what its file is (a copy of python under another name is python).
-  void AddScript(TargetProcess& target, int cwd, const ResolvedFile& program, ExecFacts& facts) {
-    std::optional<std::size_t> at;
+  // What an interpreter is given to run: a file (found as the interpreter
+  // will, from its working directory), the file on its standard input, a
+  // module, or code. An interpreter is known by its name and by what its
+  // file is (a copy of python under another name is python).
+  void AddInterpreterInput(TargetProcess& target, int cwd, const ResolvedFile& program, ExecFacts& facts) {
+    std::optional<InterpreterInput> input;
     std::string as_interpreter = list_.interpreters().Identify(program.st, Opener(program));
     for (std::string_view name : {BaseName(facts.program.given), BaseName(facts.program.resolved),
                                   std::string_view(as_interpreter)}) {
-      if (!name.empty() && (at = ScriptOperand(name, facts.argv))) break;
+      if (!name.empty() && (input = InterpreterInputOf(name, facts.argv))) break;
     }
-    if (!at) return;
-    const std::string& script = facts.argv[*at];
+    if (!input) return;
+    facts.family = std::string(input->family);
+    if (input->module) {
+      facts.module = input->Value(facts.argv, *input->module);
+      facts.module_index = *input->module;
+    }
+    if (input->code) {
+      facts.code = input->Value(facts.argv, *input->code);
+      for (const auto& [name, path] : list_.listed().Paths()) {
+        if (facts.code->find(path) != std::string::npos) facts.named_in_code.push_back(name);
+      }
+    }
+    std::string script = input->script ? facts.argv[*input->script] : "/proc/self/fd/0";
+    if (!input->script && !input->standard_input) return;
     auto file = target.Resolve(cwd, script, 0);
     if (!file || !S_ISREG(file->st.st_mode)) return;
-    facts.script = FileFacts{script, file->path, list_.listed().Identify(file->st, Opener(*file))};
-    facts.script_index = *at;
+    std::string listed_as = list_.listed().Identify(file->st, Opener(*file));
+    if (!input->script && listed_as.empty()) return;  // an ordinary program on standard input
+    facts.script = FileFacts{input->script ? script : "/dev/stdin", file->path, listed_as};
+    facts.script_index = input->script ? *input->script : *input->standard_input;
   }
 
   // execvp tries each PATH folder after EACCES, and python's subprocess

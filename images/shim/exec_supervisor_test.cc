@@ -226,7 +226,12 @@ std::vector<Case> Detours(const std::string& aws, const fs::path& tmp) {
       {(tmp / "shebang").string(), {"shebang", "s3"}},
       {(tmp / "shebang-twice").string(), {"shebang-twice", "s3"}},
       {(tmp / "not-a-shell").string(), {"not-a-shell", aws, "s3"}},
+      {"/bin/sh", {"sh", "-s", "s3"}, 1, aws},  // the listed program on standard input
   };
+  if (fs::exists("/usr/bin/python3")) {  // its code, given as text (the program, as text, fails in python)
+    cases.push_back({"/usr/bin/python3", {"python3", "-c", "exec(open('" + aws + "').read())"}});
+    cases.push_back({"/usr/bin/python3", {"python3", "-m", "awscli.clidriver", "s3"}});
+  }
   for (const char* loader : {"/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1"}) {
     if (!fs::exists(loader) || !fs::exists(git)) continue;
     fs::copy_file(loader, tmp / "loader");

@@ -77,6 +77,12 @@ ProgramIdentities ProgramIdentities::Record(const std::vector<std::string>& name
   return identities;
 }
 
+std::vector<std::pair<std::string, std::string>> ProgramIdentities::Paths() const {
+  std::vector<std::pair<std::string, std::string>> paths;
+  for (const Known& known : known_) paths.emplace_back(known.name, known.path);
+  return paths;
+}
+
 std::optional<std::uint64_t> ProgramIdentities::KnownHash(Known& known) {
   if (known.hash) return known.hash;
   UniqueFd fd(::open(known.path.c_str(), O_RDONLY | O_CLOEXEC));

@@ -33,6 +33,9 @@ class ProgramIdentities {
 
   bool empty() const { return known_.empty(); }
 
+  // Each recorded name with the path it was found at.
+  std::vector<std::pair<std::string, std::string>> Paths() const;
+
   // How long a file must be unchanged before its answer is kept (tests).
   void set_settle_seconds(long seconds) { settle_seconds_ = seconds; }
 
