@@ -65,9 +65,10 @@ constexpr const char* kLoaderDirs =
 
 // The interpreters whose script operand the check reads (exec_decision.h),
 // known by what their files are as well as by name; the first name of a
-// file is the one it is known by.
+// file is the one it is known by: busybox before sh, since a multi-call
+// binary is what argv[0] names (busybox's cat is no shell).
 std::vector<std::string> InterpreterNames() {
-  return {"bash", "dash", "sh", "ash", "mksh", "zsh", "ksh", "busybox", "python3", "python", "pypy3",
+  return {"busybox", "bash", "dash", "sh", "ash", "mksh", "zsh", "ksh", "python3", "python", "pypy3",
           "perl", "ruby", "node", "nodejs", "php", "lua", "ld-linux-x86-64.so.2",
           "ld-linux-aarch64.so.1", "ld-linux.so.2", "ld-musl-x86_64.so.1", "ld-musl-aarch64.so.1"};
 }

@@ -273,6 +273,17 @@ TEST_F(ExecSupervisorTest, DetoursToAListedProgramAreRefusedAndRunWhileWatched) 
   EXPECT_EQ(reports[5]["command"], "aws " + Tmp("shebang") + " -x " + Tmp("shebang-twice") + " s3");
 }
 
+// Where busybox is also sh (a box's /bin/sh), its other applets are not shells:
+// `cat /usr/bin/aws` copies the file and runs nothing.
+TEST_F(ExecSupervisorTest, AMultiCallBinaryIsReadByTheNameItRunsAs) {
+  if (!ExecFilterUnavailable(0).empty()) GTEST_SKIP() << ExecFilterUnavailable(0);
+  if (!fs::exists("/bin/busybox")) GTEST_SKIP() << "no /bin/busybox";
+  fs::create_symlink("/bin/busybox", dir_ / "bin" / "sh");
+  FakeOracle oracle(dir_ / "oracle.sock", /*watching=*/false);
+  std::vector<Case> cases = {{"/bin/busybox", {"cat", Bin("aws")}}, {Bin("sh"), {"sh", Bin("aws")}}};
+  EXPECT_EQ(Run(cases, dir_ / "oracle.sock"), (std::vector<int>{kRan, kRefused}));
+}
+
 TEST_F(ExecSupervisorTest, SomebodyWatchingExecsGoOnWithoutAskingPerExec) {
   if (!ExecFilterUnavailable(0).empty()) GTEST_SKIP() << ExecFilterUnavailable(0);
   FakeOracle oracle(dir_ / "oracle.sock", /*watching=*/true);

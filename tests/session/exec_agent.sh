@@ -52,8 +52,9 @@ step rewrite ./same-size s3 ls
 # The dynamic loader running a listed command's program (git push --force);
 # git writes its trace file when it runs.
 loader=/lib64/ld-linux-x86-64.so.2
-step ldso env GIT_TRACE="$out/ldso.ran" $loader /usr/bin/git push --force origin
+git init -q ./repo
+step ldso env GIT_TRACE="$out/ldso.ran" $loader /usr/bin/git -C ./repo push --force origin
 cp $loader ./loader
-step ldcopy env GIT_TRACE="$out/ldcopy.ran" ./loader /usr/bin/git push --force origin
+step ldcopy env GIT_TRACE="$out/ldcopy.ran" ./loader /usr/bin/git -C ./repo push --force origin
 step build env -u MAKEFLAGS make -s -j2 -f Makefile.build
 echo done >"$out/finished"
