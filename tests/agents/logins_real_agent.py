@@ -555,6 +555,11 @@ def codex_subscription_session(session, test_ca, tls):
           f"{label}: chatgpt.com got the new real access token on every request "
           f"({len(backend)} requests, {len(responses)} to /backend-api/codex/responses)",
           sorted((v or "none")[:12] + "..." + (v or "")[-6:] for v in got))
+    refused = [e for e in events(session) if e.get("event") == "network" and e.get("credential")
+               and e.get("host") in ("chatgpt.com", "auth.openai.com")]
+    check(not refused, f"{label}: no request to chatgpt.com or auth.openai.com was refused for "
+          "carrying another login's stand-in (the id and refresh tokens' go only to "
+          "auth.openai.com)", json.dumps(refused)[:800])
     try:
         kept = json.loads(auth_json.read_text())
     except ValueError as error:
