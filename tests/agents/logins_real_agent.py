@@ -31,10 +31,26 @@ server must get the real refresh token, the model the new real access token,
 the host's file the new tokens, and a search of the box finds none of the four
 tokens.
 
+For Codex, its ChatGPT login: ~/.codex/auth.json whose access token (a JWT,
+as OpenAI's are) has expired, so Codex 0.171 refreshes before its first
+request. Codex runs with no API key and no provider of its own: it goes where
+its recipe's hosts are, chatgpt.com (/backend-api/codex/responses, zstd
+bodies, after its workspace check at /backend-api/wham/accounts/check) and
+auth.openai.com/oauth/token, both named on 127.0.0.1 in the proxy's hosts file
+and served by one TLS server on 127.0.0.1:443 (a certificate for both names,
+told apart by Host). The token endpoint must get the real refresh token once,
+every request to chatgpt.com that carries a login the new real access token,
+the host's auth.json the three new tokens and a new last_refresh, the record a
+login_tokens_kept event and no token; a search of the box finds none of the
+six tokens, nor any JWT's real signature alone (a stand-in keeps a JWT's
+header and claims).
+
 The search runs with the real key written as octal escapes: the proxy puts the
 stand-in in place of the real value in what the box receives, and the
 command's text must not hold the value it looks for.
 """
+import base64
+import datetime
 import http.server
 import json
 import secrets
@@ -42,6 +58,7 @@ import ssl
 import subprocess
 import sys
 import threading
+import time
 
 import session_real_agent as base  # the same arguments; its Session and check
 import scripted_model as sm
@@ -71,13 +88,16 @@ def make_ca(folder, name):
 
 
 def make_leaf(folder, ca, host, name):
-    """A server certificate for `host` signed by `ca`: an ssl.SSLContext serving it."""
+    """A server certificate for `host` (a name, or a list of names) signed by
+    `ca`: an ssl.SSLContext serving it."""
+    hosts = [host] if isinstance(host, str) else list(host)
     cert, key, csr = folder / f"{name}.crt", folder / f"{name}.key", folder / f"{name}.csr"
     ext = folder / f"{name}.ext"
-    ext.write_text(f"subjectAltName=DNS:{host}\nextendedKeyUsage=serverAuth\n"
+    names = ",".join(f"DNS:{h}" for h in hosts)
+    ext.write_text(f"subjectAltName={names}\nextendedKeyUsage=serverAuth\n"
                    "basicConstraints=CA:FALSE\n")
     openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-            "-keyout", key, "-out", csr, "-subj", f"/CN={host}", cwd=folder)
+            "-keyout", key, "-out", csr, "-subj", f"/CN={hosts[0]}", cwd=folder)
     openssl("x509", "-req", "-in", csr, "-CA", ca[0], "-CAkey", ca[1], "-CAcreateserial",
             "-out", cert, "-days", "2", "-extfile", ext, cwd=folder)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -128,15 +148,17 @@ def in_proc(pattern, names="-name environ"):
             + pattern)
 
 
-def search_step(key, marker, variable, more_keys=()):
+def search_step(key, marker, variable, more_keys=(), controls=()):
     """One shell line: where the real key (or any of `more_keys`) is found,
-    and as controls the marker (a file, then a variable) and the stand-in.
-    Prints `file LENGTH` per match under /, then the /proc entries and
-    counts, then the login files that exist; sections as sections() reads
-    them."""
+    and as controls the marker (a file, then a variable), the stand-in and
+    any `controls` (text that is no secret, looked for in files with the
+    marker). Prints `file LENGTH` per match under /, then the /proc entries
+    and counts, then the login files that exist; sections as sections()
+    reads them."""
     keys = [key, *more_keys]
     real = "\\n".join(escaped(k) for k in keys)
-    real_or_marker = f"printf '%b\\n%b' '{real}' '{escaped(marker)}'"
+    looked = "\\n".join(escaped(c) for c in (marker, *controls))
+    real_or_marker = f"printf '%b\\n%b' '{real}' '{looked}'"
     return (
         f"echo FILES; {real_or_marker} | grep -rsoZF -D skip -f - / --exclude-dir=proc "
         "--exclude-dir=sys 2>/dev/null | tr '\\0' ' ' | "
@@ -336,7 +358,6 @@ def subscription_session(session, test_ca, model_tls, token_tls):
     its access token expired): it refreshes through the proxy, which sends
     the real refresh token, keeps the new tokens on the host and gives the
     box stand-ins; the model then gets the new real access token."""
-    import time
     access, refresh = token("sk-ant-oat01-"), token("sk-ant-ort01-")
     new_access, new_refresh = token("sk-ant-oat01-"), token("sk-ant-ort01-")
     credentials = session.work / "home" / ".claude" / ".credentials.json"
@@ -404,6 +425,189 @@ def subscription_session(session, test_ca, model_tls, token_tls):
           found.get("PROC-REAL"))
 
 
+def jwt(claims):
+    """A JWT of the shape OpenAI's tokens have (base64url header, claims and
+    an RS256-sized signature, unpadded). Codex reads the claims (the expiry,
+    the account, the plan), never the signature."""
+    def part(value):
+        return base64.urlsafe_b64encode(value).rstrip(b"=").decode()
+    header = {"alg": "RS256", "kid": "corral-test", "typ": "JWT"}
+    return ".".join([part(json.dumps(header).encode()), part(json.dumps(claims).encode()),
+                     part(secrets.token_bytes(256))])
+
+
+def chatgpt_tokens(account, expires):
+    """(id_token, access_token, refresh_token) of a ChatGPT login, each
+    JWT's claims as Codex reads them; the access token expires at `expires`."""
+    auth = {"chatgpt_account_id": account, "chatgpt_plan_type": "pro",
+            "chatgpt_user_id": "user-corral-test"}
+    now = int(time.time())
+    id_token = jwt({"email": "corral-test@example.com", "exp": expires, "iat": now - 7200,
+                    "https://api.openai.com/auth": auth})
+    access = jwt({"exp": expires, "iat": now - 7200, "jti": secrets.token_hex(16),
+                  "https://api.openai.com/auth": auth})
+    return id_token, access, "rt_" + secrets.token_urlsafe(40).replace("-", "x").replace("_", "y")
+
+
+def signature(token):
+    return token.rsplit(".", 1)[1] if token.count(".") == 2 else token
+
+
+class ChatgptHosts:
+    """chatgpt.com and auth.openai.com on the scripted model's port (443),
+    told apart by the Host header. auth.openai.com/oauth/token: a refresh
+    with `refresh` gets `answer`, anything else a 401 as OpenAI's. The
+    ChatGPT backend's workspace discovery (wham/accounts/check) names the
+    account; the model's own path is the scripted model's."""
+
+    def __init__(self, account, refresh, answer):
+        self.account, self.refresh, self.reply = account, refresh, answer
+        self.refreshes = []
+
+    def __call__(self, host, method, path, headers, body):
+        path = path.split("?")[0]
+        if host == "auth.openai.com":
+            grant = body if isinstance(body, dict) else {}
+            self.refreshes.append({"path": path, "grant": grant,
+                                   "encoding": headers.get("Accept-Encoding")})
+            if (method, path) == ("POST", "/oauth/token") \
+                    and grant.get("grant_type") == "refresh_token" \
+                    and grant.get("refresh_token") == self.refresh:
+                return 200, self.reply
+            return 401, {"error": {"code": "refresh_token_invalidated", "message": "unknown"}}
+        if host == "chatgpt.com" and path == "/backend-api/wham/accounts/check":
+            return 200, {"accounts": [{"id": self.account, "name": "corral test",
+                                       "structure": "personal",
+                                       "workspace_backend_origin": "https://chatgpt.com",
+                                       "account_routing_override": "NO_CONSTRAINT"}],
+                         "account_ordering": [self.account], "default_account_id": self.account}
+        return None
+
+
+def codex_subscription_session(session, test_ca, tls):
+    """Codex logged in with ChatGPT (auth.json, its access token's JWT
+    expired): it refreshes at auth.openai.com through the proxy, which sends
+    the real refresh token, keeps the new tokens in the host's auth.json and
+    gives the box stand-ins; the ChatGPT backend (chatgpt.com, the model at
+    /backend-api/codex/responses) then gets the new real access token."""
+    account = "acct-" + secrets.token_hex(8)
+    id_token, access, refresh = chatgpt_tokens(account, int(time.time()) - 3600)
+    new_id, new_access, new_refresh = chatgpt_tokens(account, int(time.time()) + 10 * 86400)
+    real = [access, refresh, id_token, new_access, new_refresh, new_id]
+    # The JWTs' header and claims are kept in their stand-ins: the search
+    # looks for each whole token and each JWT's signature alone.
+    searched = real + [signature(t) for t in real if t.count(".") == 2]
+    auth_json = session.work / "home" / ".codex" / "auth.json"
+    auth_json.parent.mkdir(parents=True, exist_ok=True)
+    auth_json.write_text(json.dumps({
+        "OPENAI_API_KEY": None,
+        "tokens": {"id_token": id_token, "access_token": access, "refresh_token": refresh,
+                   "account_id": account},
+        "last_refresh": "2026-01-01T00:00:00Z"}, indent=2))
+    auth_json.chmod(0o600)
+    hosts = ChatgptHosts(account, refresh, {
+        "id_token": new_id, "access_token": new_access, "refresh_token": new_refresh,
+        "token_type": "Bearer", "expires_in": 864000,
+        "scope": "openid profile email offline_access"})
+    marker = "corral-search-marker-" + secrets.token_hex(6)
+    (session.proj / "marker.txt").write_text(marker + "\n")
+    saved_hosts = session.hosts.read_text()
+    session.hosts.write_text(saved_hosts + "127.0.0.1 chatgpt.com auth.openai.com\n")
+    # A control: the new access token's claims, which its stand-in keeps, are
+    # in the box's auth.json once Codex has saved what the refresh gave it.
+    claims = new_access.split(".")[1]
+    assert len(claims) not in {len(marker), *map(len, searched)}
+    steps = [sm.shell_step(search_step(searched[0], marker, "HOME", searched[1:], (claims,)),
+                           SEARCH_TIMEOUT_MS)]
+    model = sm.ScriptedModel(steps, port=443, tls=tls, answer=hosts).start()
+    session.write_config(model.port, {}, {"upstream_ca_file": str(test_ca)})
+    # No API key and no provider: Codex's own ChatGPT path, from auth.json.
+    args = ["exec", "--skip-git-repo-check", "-c", 'model="scripted"', "Do the task."]
+    started = time.time()
+    try:
+        r = base.run_stopping([base.CORRAL, "run", "--headless", "codex", "--", *args], 1800,
+                              cwd=session.proj, env=session.env)
+    finally:
+        seconds = time.time() - started
+        model.stop()
+        session.hosts.write_text(saved_hosts)
+    label = "codex by ChatGPT login"
+    print(f"  {label} stderr: " + r.stderr[-2500:].replace("\n", "\n  "), flush=True)
+    check(r.returncode == 0 and sm.FINAL_TEXT in r.stdout,
+          f"{label}: the session ran to its final answer and exited 0 ({seconds:.1f} s)",
+          f"exit {r.returncode}: {r.stdout[-800:]}")
+    sent = [b["grant"].get("refresh_token") for b in hosts.refreshes]
+    check(sent == [refresh] and hosts.refreshes[0]["path"] == "/oauth/token",
+          f"{label}: auth.openai.com/oauth/token got the real refresh token, in the one "
+          f"refresh Codex made ({len(sent)} request(s))",
+          [(b["path"], (v or "")[:12] + "...") for b, v in zip(hosts.refreshes, sent)])
+    check(hosts.refreshes and all(b["encoding"] in (None, "identity") for b in hosts.refreshes),
+          f"{label}: the refresh asked for an answer the proxy can read (Codex asks for zstd)",
+          [b["encoding"] for b in hosts.refreshes])
+    backend = [q for q in model.requests.all()
+               if (q["headers"].get("Host") or q["headers"].get("host") or "").split(":")[0]
+               == "chatgpt.com"]
+    responses = [q for q in backend if sm.is_responses_path(q["path"].split("?")[0])
+                 and q["method"] == "POST"]
+    got = {q["login"]["authorization"] for q in backend if "authorization" in q["login"]}
+    check(responses and got == {"Bearer " + new_access}
+          and all(q["login"].get("authorization") == "Bearer " + new_access for q in responses),
+          f"{label}: chatgpt.com got the new real access token on every request "
+          f"({len(backend)} requests, {len(responses)} to /backend-api/codex/responses)",
+          sorted((v or "none")[:12] + "..." + (v or "")[-6:] for v in got))
+    refused = [e for e in events(session) if e.get("event") == "network" and e.get("credential")
+               and e.get("host") in ("chatgpt.com", "auth.openai.com")]
+    check(not refused, f"{label}: no request to chatgpt.com or auth.openai.com was refused for "
+          "carrying another login's stand-in (the id and refresh tokens' go only to "
+          "auth.openai.com)", json.dumps(refused)[:800])
+    try:
+        kept = json.loads(auth_json.read_text())
+    except ValueError as error:
+        kept = {"unreadable": str(error)}
+    tokens = kept.get("tokens") or {}
+    refreshed = kept.get("last_refresh") or ""
+    try:
+        recent = datetime.datetime.fromisoformat(refreshed.replace("Z", "+00:00")) \
+            .timestamp() >= started - 5
+    except ValueError:
+        recent = False
+    check(tokens.get("access_token") == new_access and tokens.get("refresh_token") == new_refresh
+          and tokens.get("id_token") == new_id and tokens.get("account_id") == account
+          and recent,
+          f"{label}: the host's auth.json has the new tokens and last_refresh {refreshed} "
+          "(the host's own codex stays logged in)",
+          {k: (str(v)[:16] + "...") for k, v in tokens.items()} | {"last_refresh": refreshed})
+    record = json.dumps(events(session))
+    kept_events = [e for e in events(session) if e.get("event") == "login_tokens_kept"]
+    check(kept_events and all(e.get("kept") for e in kept_events)
+          and not [t for t in searched if t in record],
+          f"{label}: the record says the tokens were kept ({len(kept_events)} event(s)), "
+          "and holds no token", json.dumps(kept_events))
+    found = sections(model.codex_results().get(0, ""))
+    files = found.get("FILES", [])
+    check("END" in found and any(line.endswith(f"/marker.txt {len(marker)}") for line in files),
+          f"{label}: the search of / reached the project (its marker file was found)",
+          model.codex_results().get(0, "")[-1500:])
+    check("END" in found and any(f.endswith(f"/.codex/auth.json {len(claims)}") for f in files),
+          f"{label}: the search read the box's auth.json, where Codex saved the refreshed "
+          "access token's stand-in (its claims are found there)", files)
+    check("END" in found
+          and not [f for f in files if not f.endswith((f" {len(marker)}", f" {len(claims)}"))],
+          f"{label}: no file in the box holds a real token or a JWT's real signature, old or "
+          f"new (the box's login files: {found.get('LOGIN-FILES')})", files)
+    check("END" in found and found.get("PROC-REAL") == [],
+          f"{label}: no process's environment or command line holds a real token",
+          found.get("PROC-REAL"))
+    marked = (found.get("PROC-MARKER") or ["0"])[0]
+    check(marked.isdigit() and int(marked) > 0,
+          f"{label}: the same search of /proc finds a marker variable in {marked} processes' "
+          "environments (the search works)", found)
+    check("END" in found
+          and any(f.endswith("/.codex/auth.json") for f in found.get("LOGIN-FILES", [])),
+          f"{label}: the box has its own ~/.codex/auth.json (searched with the rest of /)",
+          found.get("LOGIN-FILES"))
+
+
 def forged_session(session, test_ca, forged_tls):
     """The model's certificate from another CA: the proxy refuses it."""
     agent = session.agent
@@ -461,6 +665,11 @@ def main():
                                      make_leaf(session.work, test_ca, "model.test", "model2"),
                                      make_leaf(session.work, test_ca, "platform.claude.com",
                                                "platform"))
+            if agent == "codex":
+                codex_subscription_session(session, test_ca[0],
+                                           make_leaf(session.work, test_ca,
+                                                     ["chatgpt.com", "auth.openai.com"],
+                                                     "chatgpt"))
             if agent == "claude" and not network_done:
                 network_done = True
                 network_mode_session(test_ca[0], make_leaf(session.work, test_ca, "model.test",

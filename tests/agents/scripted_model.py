@@ -5,8 +5,11 @@ answers, in the API's real wire format, with a fixed list of tool calls.
 It speaks the Anthropic Messages API as Claude Code uses it (POST /v1/messages,
 streamed as server-sent events, tool_use blocks sent as input_json_delta) and
 the OpenAI Responses API as Codex uses it (POST /v1/responses, streamed
-response.* events, function_call items for its shell tool). Each request's body
-is recorded, so a test can read the tool results the agent sent back.
+response.* events, function_call items for its shell tool; with a ChatGPT
+login Codex posts the same format to /backend-api/codex/responses, its body
+compressed with zstd). Each request's body is recorded, so a test can read the
+tool results the agent sent back. A test that serves more than the model on
+the same port (another host name, by the Host header) gives `answer`.
 
 Which step to answer is worked out from the request itself: the number of this
 script's tool calls whose results are already in the conversation. A retried
@@ -25,9 +28,11 @@ until killed.
 import argparse
 import http.server
 import json
+import re
 import shlex
 import signal
 import ssl
+import subprocess
 import sys
 import threading
 import uuid
@@ -213,8 +218,10 @@ def anthropic_message(events):
 SHELL_TOOLS = ("shell", "container.exec", "local_shell", "exec_command", "shell_command")
 
 
-def responses_tool_results(body):
-    """{call_id: output text} for this script's function calls in a request."""
+def responses_tool_results(body, prefix="call_" + TOOL_ID_PREFIX + "_"):
+    """{call_id: output text} for this script's function calls in a request
+    (the steps' own; with `prefix` WAIT_PREFIX, the polls of one still
+    running)."""
     found = {}
     for item in body.get("input", []):
         if not isinstance(item, dict):
@@ -222,7 +229,7 @@ def responses_tool_results(body):
         if item.get("type") not in ("function_call_output", "custom_tool_call_output"):
             continue
         call_id = item.get("call_id", "")
-        if call_id.startswith("call_" + TOOL_ID_PREFIX):
+        if call_id.startswith(prefix):
             output = item.get("output")
             if isinstance(output, dict):
                 output = output.get("content", json.dumps(output))
@@ -230,6 +237,34 @@ def responses_tool_results(body):
                 output = _text_of(output)
             found[call_id] = output if isinstance(output, str) else json.dumps(output)
     return found
+
+
+# Codex's exec_command answers after at most 30 s; a step still running then
+# is waited for with write_stdin polls: call ids WAIT_PREFIX + "STEP_POLL".
+WAIT_PREFIX = "call_wait_" + TOOL_ID_PREFIX + "_"
+RUNNING = re.compile(r"Process running with session ID (\d+)")
+
+
+def responses_step_outputs(body):
+    """{step number: its output, its polls' outputs joined}, and the session
+    id of a step whose last output says it is still running (or None)."""
+    outputs = {int(k.rsplit("_", 1)[1]): v for k, v in responses_tool_results(body).items()}
+    polls = sorted((tuple(int(n) for n in k[len(WAIT_PREFIX):].split("_")), v)
+                   for k, v in responses_tool_results(body, WAIT_PREFIX).items())
+    last = {}
+    for (step, _), text in polls:
+        if step in outputs:
+            # A poll's own head (chunk id, wall time, status) stays out of
+            # the output it continues.
+            outputs[step] += text.split("\nOutput:\n", 1)[-1]
+            last[step] = text
+    running = None
+    if outputs:
+        step = max(outputs)
+        found = RUNNING.search(last.get(step, outputs[step]))
+        if found:
+            running = (step, sum(1 for (s, _), _ in polls if s == step), int(found.group(1)))
+    return outputs, running
 
 
 def responses_tool_names(body):
@@ -251,23 +286,32 @@ def responses_shell_call(step, tools):
     if "shell_command" in tools:
         return "shell_command", {"command": line, **limit}
     if "exec_command" in tools:
-        return "exec_command", {"cmd": line}
+        # Its output comes back after yield_time_ms (10 s by default), the
+        # rest only to a write_stdin poll: a step's limit is its wait too.
+        wait = {"yield_time_ms": step["timeout_ms"]} if "timeout_ms" in step else {}
+        return "exec_command", {"cmd": line, **wait}
     return None
 
 
 def responses_events(body, steps):
     tools = responses_tool_names(body)
-    done = len(responses_tool_results(body))
+    outputs, running = responses_step_outputs(body)
+    done = len(outputs)
     response_id = "resp_" + uuid.uuid4().hex[:24]
     model = body.get("model", "scripted")
     base = {"id": response_id, "object": "response", "model": model, "status": "in_progress",
             "output": []}
     events = [("response.created", {"type": "response.created", "response": base})]
     call = responses_shell_call(steps[done], tools) if done < len(steps) else None
+    call_id = f"call_{TOOL_ID_PREFIX}_{done}"
+    if running and "write_stdin" in tools:
+        step, polled, session = running
+        call = "write_stdin", {"session_id": session, "chars": "", "yield_time_ms": 30000}
+        call_id = f"{WAIT_PREFIX}{step}_{polled}"
     if call:
         name, arguments = call
-        item = {"type": "function_call", "id": f"fc_{TOOL_ID_PREFIX}_{done}",
-                "call_id": f"call_{TOOL_ID_PREFIX}_{done}", "name": name,
+        item = {"type": "function_call", "id": "fc_" + call_id[len("call_"):],
+                "call_id": call_id, "name": name,
                 "arguments": json.dumps(arguments), "status": "completed"}
     else:
         text = FINAL_TEXT if tools else "Scripted"
@@ -308,6 +352,23 @@ def responses_events(body, steps):
     return events
 
 
+def is_responses_path(path):
+    """The Responses API's path: /v1/responses with an API key, the ChatGPT
+    backend's /backend-api/codex/responses with a ChatGPT login."""
+    return path in ("/v1/responses", "/responses") or path.endswith("/codex/responses")
+
+
+def unzstd(raw):
+    """A zstd body as bytes (Codex compresses its requests to the ChatGPT
+    backend): the zstandard module when Python has it, else the zstd program."""
+    try:
+        import zstandard
+        return zstandard.ZstdDecompressor().decompressobj().decompress(raw)
+    except ImportError:
+        return subprocess.run(["zstd", "-dcq"], input=raw, capture_output=True,
+                              check=True).stdout
+
+
 # ------------------------------------------------------------------ server
 
 def sse_body(events):
@@ -338,8 +399,14 @@ class ScriptedModel:
     """The server. `steps` as made by write_step/shell_step; `log` a file
     object that gets one line per request (or None)."""
 
-    def __init__(self, steps, host="127.0.0.1", port=0, log=None, transcript=None, tls=None):
+    def __init__(self, steps, host="127.0.0.1", port=0, log=None, transcript=None, tls=None,
+                 answer=None):
+        """`answer(host, method, path, headers, body)`: called first for each
+        request (headers: the request's, read without regard to case; body:
+        parsed JSON, or text); a (status, JSON value) it
+        returns is the answer, None leaves the request to the model."""
         self.steps = steps
+        self.answer = answer
         self.requests = Recorder()
         self.log = log
         self.transcript = transcript
@@ -376,9 +443,10 @@ class ScriptedModel:
     def codex_results(self):
         """{step number: output}: the tool results Codex sent back."""
         results = {}
-        for body in self.bodies("/v1/responses"):
-            for call_id, value in responses_tool_results(body).items():
-                results[int(call_id.rsplit("_", 1)[1])] = value
+        bodies = [r["body"] for r in self.requests.all()
+                  if is_responses_path(r["path"].split("?")[0]) and isinstance(r["body"], dict)]
+        for body in bodies:
+            results.update(responses_step_outputs(body)[0])
         return results
 
     def _tell(self, results):
@@ -423,7 +491,10 @@ class ScriptedModel:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
                 if self.headers.get("Content-Encoding") == "zstd":
-                    return {"undecoded": "zstd", "bytes": len(raw)}
+                    try:
+                        raw = unzstd(raw)
+                    except (OSError, subprocess.CalledProcessError):
+                        return {"undecoded": "zstd", "bytes": len(raw)}
                 try:
                     return json.loads(raw) if raw else None
                 except ValueError:
@@ -442,9 +513,22 @@ class ScriptedModel:
                                   f"tools={len(body.get('tools') or [])}"
                     print(f"{self.command} {self.path}{summary}", file=model.log, flush=True)
 
+            def _answered(self, body):
+                """True when the test's `answer` answered this request."""
+                if not model.answer:
+                    return False
+                host = (self.headers.get("Host") or "").rsplit(":", 1)[0]
+                got = model.answer(host, self.command, self.path, self.headers, body)
+                if got is None:
+                    return False
+                self._json(*got)
+                return True
+
             def do_GET(self):
                 self._record(None)
                 path = self.path.split("?")[0]
+                if self._answered(None):
+                    return
                 if path.rstrip("/").endswith("/models"):
                     self._json(200, {"data": [], "models": [], "has_more": False,
                                      "object": "list"})
@@ -462,6 +546,8 @@ class ScriptedModel:
                 body = self._read_body()
                 self._record(body)
                 path = self.path.split("?")[0]
+                if self._answered(body):
+                    return
                 if not isinstance(body, dict):
                     self._json(400, {"type": "error", "error": {
                         "type": "invalid_request_error", "message": "expected a JSON body"}})
@@ -475,7 +561,7 @@ class ScriptedModel:
                         self._send(200, "text/event-stream", sse_body(events))
                     else:
                         self._json(200, anthropic_message(events))
-                elif path in ("/v1/responses", "/responses"):
+                elif is_responses_path(path):
                     model._tell({int(k.rsplit("_", 1)[1]): v
                                  for k, v in responses_tool_results(body).items()})
                     self._send(200, "text/event-stream",

@@ -121,6 +121,70 @@ def wire_format():
         server.stop()
 
 
+def post_raw(port, path, body, headers):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("POST", path, body, headers)
+    response = conn.getresponse()
+    return response.status, response.read().decode()
+
+
+def chatgpt_path_and_polls():
+    """Codex with a ChatGPT login: zstd bodies at /backend-api/codex/responses,
+    a step longer than exec_command's wait polled with write_stdin, and the
+    test's own answer for another host on the same port."""
+    def answer(host, method, path, headers, body):
+        if host == "auth.example":
+            return 200, {"seen": body.get("refresh_token"), "encoding": headers.get("accept-encoding")}
+        return None
+    steps = [sm.shell_step("sleep 60; echo one", 90_000), sm.shell_step("echo two")]
+    server = sm.ScriptedModel(steps, answer=answer).start()
+    path = "/backend-api/codex/responses"
+
+    def responses(items):
+        body = json.dumps({"model": "m", "stream": True, "input": items, "tools": [
+            {"type": "function", "name": "exec_command"}, {"type": "function", "name": "write_stdin"}]})
+        packed = subprocess.run(["zstd", "-cq"], input=body.encode(), capture_output=True,
+                                check=True).stdout
+        status, text = post_raw(server.port, path, packed, {
+            "Content-Type": "application/json", "Content-Encoding": "zstd"})
+        done = [e["item"] for e in parse_sse(text) if e["type"] == "response.output_item.done"]
+        return status, done[0], text
+
+    try:
+        status, first, text = responses([])
+        check(status == 200 and first["name"] == "exec_command"
+              and json.loads(first["arguments"]) == {"cmd": "sleep 60; echo one",
+                                                     "yield_time_ms": 90_000},
+              "chatgpt path: a zstd request gets the first step; its limit is exec_command's wait",
+              text)
+        running = {"type": "function_call_output", "call_id": first["call_id"],
+                   "output": "Chunk ID: a\nWall time: 30.0 seconds\nProcess running with session "
+                             "ID 7\nOriginal token count: 0\nOutput:\nhalf "}
+        _, poll, text = responses([first, running])
+        check(poll["name"] == "write_stdin"
+              and json.loads(poll["arguments"])["session_id"] == 7
+              and poll["call_id"].startswith(sm.WAIT_PREFIX),
+              "chatgpt path: a step still running is polled with write_stdin", text)
+        rest = {"type": "function_call_output", "call_id": poll["call_id"],
+                "output": "Chunk ID: b\nWall time: 29.0 seconds\nProcess exited with code 0\n"
+                          "Original token count: 1\nOutput:\none\n"}
+        _, second, text = responses([first, running, poll, rest])
+        check(second["name"] == "exec_command"
+              and json.loads(second["arguments"])["cmd"] == "echo two",
+              "chatgpt path: once the poll says it exited, the second step comes", text)
+        got = server.codex_results().get(0, "")
+        check(got.endswith("Output:\nhalf one\n") and "exited" not in got,
+              "chatgpt path: the step's result is its output joined with the poll's, "
+              "without the poll's head", got)
+        status, text = post_raw(server.port, "/oauth/token", json.dumps({"refresh_token": "r"}),
+                                {"Host": "auth.example", "Accept-Encoding": "gzip"})
+        check(status == 200 and json.loads(text) == {"seen": "r", "encoding": "gzip"},
+              "answer: a request to another host is the test's to answer (headers read "
+              "without regard to case)", text)
+    finally:
+        server.stop()
+
+
 def make_project(work):
     """A git project whose origin is a local bare repository, and a stand-in aws."""
     bare = work / "origin.git"
@@ -185,6 +249,7 @@ def run_agent(name, work):
 
 def main():
     wire_format()
+    chatgpt_path_and_polls()
     for name in ("claude", "codex"):
         if not shutil.which(name):
             if os.environ.get("CORRAL_REQUIRE_AGENTS") == "1":
