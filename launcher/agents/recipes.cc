@@ -255,7 +255,11 @@ std::vector<Recipe> BuiltIn() {
                   {"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",
                    "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL"},
                   // platform.claude.com: its login flow and token refresh
-                  // (Claude Code 2.1.332 reaches it at start).
+                  // (Claude Code 2.1.332 reaches it at start). Left out on
+                  // purpose, as no login needs them (tests/agents/
+                  // login_flow_hosts.py): raw.githubusercontent.com (release
+                  // notes), downloads.claude.ai and github.com (plugin
+                  // marketplace).
                   {"api.anthropic.com", "console.anthropic.com", "platform.claude.com",
                    "claude.ai", "statsig.anthropic.com"},
                   {"--dangerously-skip-permissions"},
@@ -266,6 +270,10 @@ std::vector<Recipe> BuiltIn() {
   r.back().env = {"IS_SANDBOX=1", "DISABLE_AUTOUPDATER=1"};
   r.push_back(Npm("codex", "@openai/codex", {"~/.codex/"}, "CODEX_HOME",
                   {"OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_BASE_URL"},
+                  // Left out on purpose, as no login needs them (tests/agents/
+                  // login_flow_hosts.py): github.com, api.github.com (curated
+                  // plugins, update check), raw.githubusercontent.com
+                  // (announcements), ab.chatgpt.com (feature flags).
                   {"api.openai.com", "auth.openai.com", "chatgpt.com"},
                   // Its shell snapshot evals computed text, which the deny
                   // list's check refuses while nobody watches: off in a box.
