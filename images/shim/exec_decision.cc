@@ -42,8 +42,8 @@ struct Interpreter {
   std::string_view family;
   std::string_view no_script;  // -c, -e, -m ...
   std::string_view value;      // -W x, -r lib ...
-  std::array<std::string_view, 2> no_script_long;
-  std::array<std::string_view, 5> value_long;
+  std::array<std::string_view, 4> no_script_long;
+  std::array<std::string_view, 7> value_long;
 };
 
 constexpr Interpreter kInterpreters[] = {
@@ -58,10 +58,46 @@ constexpr Interpreter kInterpreters[] = {
      {"--require", "--import", "--loader", "--experimental-loader", "--input-type"}},
     {"php", "r", "cdz", {}, {}},
     {"lua", "e", "l", {}, {}},
+    // The dynamic loader runs the program it is given (ld.so PROGRAM ARGS).
+    {"ld.so",
+     "",
+     "",
+     {"--list", "--verify", "--help", "--version"},
+     {"--library-path", "--inhibit-rpath", "--audit", "--preload", "--argv0", "--glibc-hwcaps-prefix",
+      "--glibc-hwcaps-mask"}},
 };
 
-// python3.11 -> python, perl5.36.0 -> perl, nodejs -> node.
+// Listed programs that are an interpreter's package: run as a module
+// (`python3 -m awscli`) or loaded by code text, they are that program.
+struct ModuleOf {
+  std::string_view program, family, module;
+};
+constexpr ModuleOf kModules[] = {
+    {"aws", "python", "awscli"},
+    {"az", "python", "azure.cli"},
+    {"gcloud", "python", "googlecloudsdk"},
+    {"mongosh", "node", "@mongosh/cli-repl"},
+    {"mongosh", "node", "mongosh"},
+    {"railway", "node", "@railway/cli"},
+};
+
+bool IdentifierChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// `module` in `code` as a whole name (awscli, awscli.clidriver; not myawscli).
+bool NamesModule(std::string_view code, std::string_view module) {
+  for (std::size_t at = code.find(module); at != std::string_view::npos; at = code.find(module, at + 1)) {
+    std::size_t end = at + module.size();
+    if ((at == 0 || !IdentifierChar(code[at - 1])) && (end == code.size() || !IdentifierChar(code[end]))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// python3.11 -> python, perl5.36.0 -> perl, nodejs -> node,
+// ld-linux-x86-64.so.2 -> ld.so.
 std::string_view Family(std::string_view name) {
+  if (name.starts_with("ld-") && name.find(".so") != std::string_view::npos) return "ld.so";
   while (!name.empty() &&
          (std::isdigit(static_cast<unsigned char>(name.back())) || name.back() == '.')) {
     name.remove_suffix(1);
@@ -69,42 +105,68 @@ std::string_view Family(std::string_view name) {
   return name == "nodejs" ? "node" : name;
 }
 
-std::optional<std::size_t> InterpreterOperand(const Interpreter& it,
-                                              const std::vector<std::string>& argv) {
+// The value of option `arg` (at argv[i]) from `at`: attached, or the next
+// argument (i is moved past it).
+std::optional<std::size_t> ValueAt(const std::vector<std::string>& argv, std::size_t& i, std::size_t at,
+                                   std::string& attached) {
+  if (at < argv[i].size()) {
+    attached = argv[i].substr(at);
+    return i;
+  }
+  return ++i < argv.size() ? std::optional(i) : std::nullopt;
+}
+
+InterpreterInput ReadInterpreter(const Interpreter& it, const std::vector<std::string>& argv) {
+  InterpreterInput input;
+  auto found = [&](std::optional<std::size_t>& slot, std::optional<std::size_t> at, std::string attached) {
+    slot = at;
+    input.attached = std::move(attached);
+    return input;
+  };
   for (std::size_t i = 1; i < argv.size(); ++i) {
     std::string_view arg = argv[i];
-    if (arg == "-") return std::nullopt;  // standard input
-    if (arg == "--") return i + 1 < argv.size() ? std::optional(i + 1) : std::nullopt;
-    if (arg.size() < 2 || arg[0] != '-') return i;
+    if (arg == "-") return found(input.standard_input, i, "");
+    if (arg == "--") return i + 1 < argv.size() ? found(input.script, i + 1, "") : input;
+    if (arg.size() < 2 || arg[0] != '-') return found(input.script, i, "");
     if (arg.starts_with("--")) {
-      std::string_view name = arg.substr(0, arg.find('='));
-      if (std::find(it.no_script_long.begin(), it.no_script_long.end(), name) !=
-          it.no_script_long.end()) {
-        return std::nullopt;
+      std::size_t equals = arg.find('=');
+      std::string_view name = arg.substr(0, equals);
+      if (std::find(it.no_script_long.begin(), it.no_script_long.end(), name) != it.no_script_long.end()) {
+        if (name != "--eval" && name != "--print") return input;
+        if (equals != std::string_view::npos) return found(input.code, i, std::string(arg.substr(equals + 1)));
+        return ++i < argv.size() ? found(input.code, i, "") : input;
       }
-      bool takes =
-          std::find(it.value_long.begin(), it.value_long.end(), name) != it.value_long.end();
-      if (takes && name.size() == arg.size()) ++i;
+      bool takes = std::find(it.value_long.begin(), it.value_long.end(), name) != it.value_long.end();
+      if (takes && equals == std::string_view::npos) ++i;
       continue;
     }
     for (std::size_t at = 1; at < arg.size(); ++at) {
-      if (it.no_script.find(arg[at]) != std::string_view::npos) return std::nullopt;
+      if (it.no_script.find(arg[at]) != std::string_view::npos) {
+        std::string attached;
+        auto value = ValueAt(argv, i, at + 1, attached);
+        if (!value) return input;
+        return found(arg[at] == 'm' ? input.module : input.code, value, std::move(attached));
+      }
       if (it.value.find(arg[at]) != std::string_view::npos) {
         if (at + 1 == arg.size()) ++i;  // the value is the next argument
         break;
       }
     }
   }
-  return std::nullopt;
+  input.standard_input = argv.size();  // no program named: it reads standard input
+  return input;
 }
 
-std::optional<std::size_t> ShellOperand(const std::vector<std::string>& argv) {
+InterpreterInput ShellInput(const std::vector<std::string>& argv) {
   std::vector<char*> args;
   for (std::size_t i = 1; i < argv.size(); ++i) args.push_back(const_cast<char*>(argv[i].c_str()));
   shell_call call = shell_parse_args(static_cast<int>(args.size()), args.data());
-  if (call.kind != SHELL_SCRIPT) return std::nullopt;
+  InterpreterInput input;
+  if (call.kind == SHELL_STDIN) input.standard_input = argv.size();
+  if (call.kind != SHELL_SCRIPT) return input;
   auto at = std::find(args.begin(), args.end(), call.text);
-  return static_cast<std::size_t>(at - args.begin()) + 1;
+  input.script = static_cast<std::size_t>(at - args.begin()) + 1;
+  return input;
 }
 
 // The program's names for the matcher: what it is by identity, as written,
@@ -151,25 +213,62 @@ std::string ShellWords(std::string_view program, const std::vector<std::string>&
   return text;
 }
 
-std::optional<std::size_t> ScriptOperand(std::string_view name,
-                                         const std::vector<std::string>& argv) {
+std::optional<InterpreterInput> InterpreterInputOf(std::string_view name, const std::vector<std::string>& argv) {
   if (name == "busybox" && !argv.empty()) {
     // Through a link the applet is argv[0]; as `busybox sh FILE`, argv[1].
     std::string_view applet = BaseName(argv[0]);
-    if (applet != "busybox") return ScriptOperand(applet, argv);
+    if (applet != "busybox") return InterpreterInputOf(applet, argv);
     if (argv.size() < 2 || BaseName(argv[1]) == "busybox") return std::nullopt;
     std::vector<std::string> rest(argv.begin() + 1, argv.end());
-    auto at = ScriptOperand(BaseName(rest[0]), rest);
-    return at ? std::optional(*at + 1) : std::nullopt;
+    auto input = InterpreterInputOf(BaseName(rest[0]), rest);
+    if (!input) return input;
+    for (auto* at : {&input->script, &input->module, &input->code, &input->standard_input}) {
+      if (*at) ++**at;
+    }
+    return input;
   }
-  if (shell_is_name(std::string(name).c_str()) || name == "ash" || name == "mksh") {
-    return ShellOperand(argv);
-  }
+  if (shell_is_name(std::string(name).c_str()) || name == "ash" || name == "mksh") return ShellInput(argv);
   std::string_view family = Family(name);
   for (const Interpreter& it : kInterpreters) {
-    if (family == it.family) return InterpreterOperand(it, argv);
+    if (family == it.family) {
+      InterpreterInput input = ReadInterpreter(it, argv);
+      input.family = it.family;
+      return input;
+    }
   }
   return std::nullopt;
+}
+
+std::optional<std::size_t> ScriptOperand(std::string_view name, const std::vector<std::string>& argv) {
+  auto input = InterpreterInputOf(name, argv);
+  return input ? input->script : std::nullopt;
+}
+
+std::optional<Shebang> ParseShebang(std::string_view head) {
+  if (!head.starts_with("#!")) return std::nullopt;
+  head.remove_prefix(2);
+  head = head.substr(0, head.find('\n'));
+  auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  while (!head.empty() && blank(head.front())) head.remove_prefix(1);
+  while (!head.empty() && blank(head.back())) head.remove_suffix(1);
+  std::size_t end = 0;
+  while (end < head.size() && !blank(head[end]) && head[end] != '\0') ++end;
+  if (end == 0) return std::nullopt;  // ENOEXEC: nothing runs
+  Shebang shebang{std::string(head.substr(0, end)), std::nullopt};
+  head.remove_prefix(end);
+  while (!head.empty() && blank(head.front())) head.remove_prefix(1);
+  head = head.substr(0, head.find('\0'));
+  if (!head.empty()) shebang.argument = std::string(head);
+  return shebang;
+}
+
+std::vector<std::string> ShebangArgv(const Shebang& shebang, const std::string& file,
+                                     const std::vector<std::string>& argv) {
+  std::vector<std::string> out{shebang.interpreter};
+  if (shebang.argument) out.push_back(*shebang.argument);
+  out.push_back(file);
+  if (argv.size() > 1) out.insert(out.end(), argv.begin() + 1, argv.end());
+  return out;
 }
 
 ExecVerdict DecideExec(const policy::Matcher& matcher, const ExecFacts& facts) {
@@ -177,7 +276,25 @@ ExecVerdict DecideExec(const policy::Matcher& matcher, const ExecFacts& facts) {
   if (!verdict.refuse && facts.script) {
     verdict = FirstListed(matcher, *facts.script, facts.argv, facts.script_index + 1);
   }
-  return verdict;
+  if (verdict.refuse) return verdict;
+  std::vector<std::string_view> in_code(facts.named_in_code.begin(), facts.named_in_code.end());
+  for (const ModuleOf& of : kModules) {
+    bool family = of.family == facts.family || (of.family == "python" && facts.family == "pypy");
+    if (!family) continue;
+    if (facts.module && (*facts.module == of.module || facts.module->starts_with(std::string(of.module) + "."))) {
+      FileFacts as_program{"", "", std::string(of.program)};
+      verdict = FirstListed(matcher, as_program, facts.argv, facts.module_index + 1);
+      if (verdict.refuse) return verdict;
+    }
+    if (facts.code && NamesModule(*facts.code, of.module)) in_code.push_back(of.program);
+  }
+  for (std::string_view program : in_code) {
+    policy::MatchResult match = matcher.Check(std::string(program));
+    if (match.finding == policy::Finding::kListed) {
+      return {true, match.entry, ShellWords(BaseName(facts.program.given), facts.argv, 1)};
+    }
+  }
+  return {};
 }
 
 }  // namespace corral::shim

@@ -23,10 +23,19 @@ struct FileFacts {
 struct ExecFacts {
   FileFacts program;
   std::vector<std::string> argv;
-  // An interpreter running a file (`python3 /usr/bin/aws`): that file and its
-  // index in argv.
+  // An interpreter running a file (`python3 /usr/bin/aws`, or the file on its
+  // standard input): that file and its index in argv (for standard input,
+  // the index after which its arguments are).
   std::optional<FileFacts> script;
   std::size_t script_index = 0;
+  // An interpreter given a module (`python3 -m awscli`) or code text (`-c`,
+  // `-e`): its family, the module and its index, the code, and the listed
+  // programs whose files the code names by path.
+  std::string family = "";
+  std::optional<std::string> module = std::nullopt;
+  std::size_t module_index = 0;
+  std::optional<std::string> code = std::nullopt;
+  std::vector<std::string> named_in_code = {};
 };
 
 struct ExecVerdict {
@@ -36,17 +45,53 @@ struct ExecVerdict {
 };
 
 // Refuses the program when the matcher finds it listed with its arguments,
-// trying it under each of its names. What it would start in turn (a
+// trying it under each of its names; an interpreter when its script is a
+// listed program, its module is a listed program's (a table per program:
+// aws is python's awscli, ...), or its code names one's module or file. What it would start in turn (a
 // wrapper's or a shell's arguments: `env aws`, `sh -c 'aws'`, `"$@"`) is
 // decided at that program's own exec, not here.
 ExecVerdict DecideExec(const policy::Matcher& matcher, const ExecFacts& facts);
 
+// What an interpreter is given to run (indexes in argv).
+struct InterpreterInput {
+  std::string_view family;                    // python, node, ... ("" for a shell)
+  std::optional<std::size_t> script;          // a file
+  std::optional<std::size_t> module;          // -m MODULE
+  std::optional<std::size_t> code;            // -c CODE, -e CODE, --eval=CODE
+  std::optional<std::size_t> standard_input;  // its program on stdin, arguments after this index
+  std::string attached = "";                  // the value written into its option (-mawscli)
+
+  // The module's name or the code's text.
+  std::string Value(const std::vector<std::string>& argv, std::size_t index) const {
+    return attached.empty() ? argv[index] : attached;
+  }
+};
+
+// nullopt when `name` (the program's file name) is not an interpreter.
+std::optional<InterpreterInput> InterpreterInputOf(std::string_view name,
+                                                   const std::vector<std::string>& argv);
+
 // The index in argv of the file an interpreter (a shell, python, perl, ruby,
 // node, php, lua) is asked to run; nullopt when it runs inline code (-c, -e),
 // a module (-m), standard input, or is not an interpreter. `name` is the
-// program's file name (python3.11, bash, ...).
+// program's file name (python3.11, bash, ld-linux-x86-64.so.2: the loader's
+// operand is the program it runs).
 std::optional<std::size_t> ScriptOperand(std::string_view name,
                                          const std::vector<std::string>& argv);
+
+// A script's `#!` line as the kernel reads it (its first 256 bytes): the
+// interpreter, and at most one argument (the rest of the line, blanks
+// inside kept). nullopt when `head` has none, or names no interpreter.
+struct Shebang {
+  std::string interpreter;
+  std::optional<std::string> argument;
+};
+std::optional<Shebang> ParseShebang(std::string_view head);
+
+// The argument vector the kernel gives the interpreter of `shebang` for an
+// exec of `file` (the path as the exec named it) with `argv`.
+std::vector<std::string> ShebangArgv(const Shebang& shebang, const std::string& file,
+                                     const std::vector<std::string>& argv);
 
 // Words as shell text that the shell reads back as the same words.
 std::string ShellWords(std::string_view program, const std::vector<std::string>& argv,

@@ -135,5 +135,61 @@ TEST(ShellWordsTest, ReadsBackAsTheSameWords) {
   EXPECT_EQ(ShellWords("/tmp/a=b", {}, 1), "'/tmp/a=b'");  // never an assignment
 }
 
+TEST(InterpreterInputTest, FindsTheModuleTheCodeAndStandardInput) {
+  using Args = std::vector<std::string>;
+  auto input = InterpreterInputOf("python3", Args{"python3", "-u", "-m", "awscli", "s3"});
+  ASSERT_TRUE(input);
+  EXPECT_EQ(input->family, "python");
+  EXPECT_EQ(input->module, 3u);
+  input = InterpreterInputOf("python3", Args{"python3", "-mawscli.clidriver"});
+  ASSERT_TRUE(input && input->module);
+  EXPECT_EQ(input->Value({"python3", "-mawscli.clidriver"}, *input->module), "awscli.clidriver");
+  input = InterpreterInputOf("node", Args{"node", "--eval=require('x')"});
+  ASSERT_TRUE(input && input->code);
+  EXPECT_EQ(input->attached, "require('x')");
+  input = InterpreterInputOf("perl", Args{"perl", "-w", "-e", "print 1"});
+  ASSERT_TRUE(input);
+  EXPECT_EQ(input->code, 3u);
+  input = InterpreterInputOf("python3", Args{"python3"});
+  ASSERT_TRUE(input);
+  EXPECT_EQ(input->standard_input, 1u);
+  input = InterpreterInputOf("python3", Args{"python3", "-", "arg"});
+  ASSERT_TRUE(input);
+  EXPECT_EQ(input->standard_input, 1u);
+  input = InterpreterInputOf("ld-linux-x86-64.so.2", Args{"ld.so", "--library-path", "/x", "/usr/bin/git", "push"});
+  ASSERT_TRUE(input);
+  EXPECT_EQ(input->script, 3u);
+  input = InterpreterInputOf("ld-linux-x86-64.so.2", Args{"ld.so", "--list", "/usr/bin/git"});
+  ASSERT_TRUE(input);
+  EXPECT_EQ(input->script, std::nullopt);  // lists its libraries: nothing runs
+  EXPECT_EQ(InterpreterInputOf("cat", Args{"cat", "x"}), std::nullopt);
+}
+
+TEST_F(ExecDecisionTest, AListedProgramsModuleOrCodeIsRefusedAsIt) {
+  auto decide = [&](std::vector<std::string> argv, std::vector<std::string> named_in_code = {}) {
+    ExecFacts facts;
+    facts.program = {"/usr/bin/python3", "/usr/bin/python3.11", ""};
+    facts.argv = argv;
+    auto input = InterpreterInputOf("python3", argv);
+    facts.family = std::string(input->family);
+    if (input->module) facts.module = input->Value(argv, *input->module), facts.module_index = *input->module;
+    if (input->code) facts.code = input->Value(argv, *input->code);
+    facts.named_in_code = std::move(named_in_code);
+    return DecideExec(matcher_, facts);
+  };
+  ExecVerdict verdict = decide({"python3", "-m", "awscli", "s3", "ls"});
+  EXPECT_TRUE(verdict.refuse);
+  EXPECT_EQ(verdict.entry, "aws");
+  EXPECT_EQ(verdict.command, "aws s3 ls");
+  EXPECT_TRUE(decide({"python3", "-mawscli.clidriver"}).refuse);
+  EXPECT_FALSE(decide({"python3", "-m", "awscli_helper"}).refuse);
+  EXPECT_FALSE(decide({"python3", "-m", "azure.cli"}).refuse);  // az is not on this list
+  EXPECT_TRUE(decide({"python3", "-c", "from awscli.clidriver import main; main()"}).refuse);
+  EXPECT_TRUE(decide({"python3", "-c", "import googlecloudsdk"}).refuse);  // gcloud's
+  EXPECT_FALSE(decide({"python3", "-c", "print('myawscli awscli_x')"}).refuse);
+  EXPECT_TRUE(decide({"python3", "-c", "exec(open(p).read())"}, {"aws"}).refuse);  // its file, by path
+  EXPECT_FALSE(decide({"python3", "-c", "print(1)"}, {"git"}).refuse);  // only `git push --force` is listed
+}
+
 }  // namespace
 }  // namespace corral::shim

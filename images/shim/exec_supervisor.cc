@@ -20,6 +20,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -34,6 +36,8 @@ namespace {
 constexpr std::size_t kMaxArgBytes = 4 << 20;  // argument text read; past it, the rest is not seen
 constexpr long kListCheckMs = 1000;            // how often the list file is looked at
 constexpr long kRepeatMs = 5000;  // a refusal repeated within this is not reported again
+constexpr int kMaxInterpreterDepth = 4;      // BINPRM_MAX_RECURSION: scripts running scripts
+constexpr std::size_t kShebangBytes = 256;   // BINPRM_BUF_SIZE: what the kernel reads of a #! line
 // linux/seccomp.h of Linux 6.6, newer than this build's headers.
 constexpr unsigned long kNotifSetFlags = SECCOMP_IOW(4, __u64);
 constexpr unsigned long kSyncWakeUp = 1;
@@ -54,13 +58,30 @@ std::string_view BaseName(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+// Where the dynamic loaders are (besides PATH).
+constexpr const char* kLoaderDirs =
+    "/lib64:/lib:/usr/lib64:/usr/lib:/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:"
+    "/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu";
+
+// The interpreters whose script operand the check reads (exec_decision.h),
+// known by what their files are as well as by name; the first name of a
+// file is the one it is known by: busybox before sh, since a multi-call
+// binary is what argv[0] names (busybox's cat is no shell).
+std::vector<std::string> InterpreterNames() {
+  return {"busybox", "bash", "dash", "sh", "ash", "mksh", "zsh", "ksh", "python3", "python", "pypy3",
+          "perl", "ruby", "node", "nodejs", "php", "lua", "ld-linux-x86-64.so.2",
+          "ld-linux-aarch64.so.1", "ld-linux.so.2", "ld-musl-x86_64.so.1", "ld-musl-aarch64.so.1"};
+}
+
 // The session's list, its matcher and the listed programs' identities,
 // reloaded when the list file changes (the oracle rewrites it on a config edit).
 class SessionList {
  public:
   explicit SessionList(const SupervisorSettings& settings)
       : settings_(settings),
-        front_(ProgramIdentities::Record({"corral-shell"}, settings.front_dirs)) {
+        front_(ProgramIdentities::Record({"corral-shell"}, settings.front_dirs)),
+        interpreters_(ProgramIdentities::Record(InterpreterNames(),
+                                                settings.search_path + ":" + kLoaderDirs)) {
     Load();
   }
 
@@ -80,6 +101,7 @@ class SessionList {
   const policy::Matcher& matcher() const { return *matcher_; }
   ProgramIdentities& listed() { return listed_; }
   ProgramIdentities& front() { return front_; }
+  ProgramIdentities& interpreters() { return interpreters_; }
 
  private:
   void Load() {
@@ -98,6 +120,7 @@ class SessionList {
   std::unique_ptr<policy::Matcher> matcher_;
   ProgramIdentities listed_;
   ProgramIdentities front_;
+  ProgramIdentities interpreters_;
   struct stat seen_ {};
   bool exists_ = false;
   long checked_at_ = 0;
@@ -138,55 +161,104 @@ class Supervisor {
     // An unreadable path or argument vector fails the exec with EFAULT anyway.
     auto path = target.ReadString(call->path, PATH_MAX);
     if (!path) return false;
-    UniqueFd directory;
-    if (call->dirfd != AT_FDCWD || !path->starts_with("/")) {
-      directory = target.OpenDirectory(call->dirfd);
-      if (!IdValid(request.id)) return false;
-    }
-    auto file = target.Resolve(directory.valid() ? directory.get() : AT_FDCWD, *path, call->flags);
+    UniqueFd directory = target.OpenDirectory(call->dirfd);
+    UniqueFd cwd = call->dirfd == AT_FDCWD ? UniqueFd() : target.OpenDirectory(AT_FDCWD);
+    if (!IdValid(request.id)) return false;
+    int cwd_fd = cwd.valid() ? cwd.get() : directory.get();
+    auto file = target.Resolve(directory.get(), *path, call->flags);
     if (!file) return false;  // nothing there to run: the exec fails by itself
-    auto open = [&file] { return file->OpenForReading(); };
     list_.Refresh();
-    if (!list_.front().Identify(file->st, open).empty()) return false;
+    if (IsFront(*file)) return false;
     bool truncated = false;
     auto argv = target.ReadArgv(call->argv, call->pointer_size, kMaxArgBytes, truncated);
     if (!argv) return false;
 
-    ExecFacts facts;
-    facts.program = {*path, file->path, list_.listed().Identify(file->st, open)};
-    facts.argv = std::move(*argv);
-    AddScript(target, call->dirfd == AT_FDCWD ? std::move(directory) : UniqueFd(), request.id,
-              facts);
-    ExecVerdict verdict = DecideExec(list_.matcher(), facts);
-    if (!verdict.refuse) return false;
-    if (RefusedJustNow(request.pid, verdict.command)) return true;
-    std::string cwd = target.WorkingDirectory();
-    std::string program = file->path.starts_with("/") ? file->path : cwd + "/" + file->path;
-    bool refused = host_->Refuses(verdict, program, cwd);
-    if (refused) recent_[next_recent_++ % recent_.size()] = {request.pid, verdict.command, NowMs()};
+    // The program, then each `#!` interpreter the kernel would start in turn
+    // for it (a script naming a listed program runs it within this exec).
+    std::string given = *path;
+    std::string exec_name = ExecName(*call, *path);
+    std::optional<ExecVerdict> verdict;
+    for (int depth = 0; depth <= kMaxInterpreterDepth; ++depth) {
+      ExecFacts facts;
+      facts.program = {given, file->path, list_.listed().Identify(file->st, Opener(*file))};
+      facts.argv = std::move(*argv);
+      AddInterpreterInput(target, cwd_fd, *file, facts);
+      ExecVerdict decided = DecideExec(list_.matcher(), facts);
+      if (decided.refuse) {
+        verdict = std::move(decided);
+        break;
+      }
+      auto shebang = ShebangOf(*file);
+      if (!shebang) break;
+      argv = ShebangArgv(*shebang, exec_name, facts.argv);
+      given = shebang->interpreter;
+      exec_name = given;
+      file = target.Resolve(cwd_fd, given, 0);  // the kernel opens it as the process would
+      if (!file || IsFront(*file)) break;
+    }
+    if (!verdict) return false;
+    if (RefusedJustNow(request.pid, verdict->command)) return true;
+    std::string cwd_path = target.WorkingDirectory();
+    bool refused = host_->Refuses(*verdict, file->path, cwd_path);
+    if (refused) recent_[next_recent_++ % recent_.size()] = {request.pid, verdict->command, NowMs()};
     return refused;
   }
 
-  // An interpreter running a file: the file, found as the interpreter will,
-  // from its working directory (`cwd`, when already open).
-  void AddScript(TargetProcess& target, UniqueFd cwd, std::uint64_t id, ExecFacts& facts) {
-    std::optional<std::size_t> at;
-    for (std::string_view name :
-         {BaseName(facts.program.given), BaseName(facts.program.resolved)}) {
-      if ((at = ScriptOperand(name, facts.argv))) break;
+  static std::function<UniqueFd()> Opener(const ResolvedFile& file) {
+    return [&file] { return file.OpenForReading(); };
+  }
+
+  // corral's shell front checks its own text.
+  bool IsFront(const ResolvedFile& file) { return !list_.front().Identify(file.st, Opener(file)).empty(); }
+
+  // The `#!` line of a script the kernel would run through an interpreter.
+  static std::optional<Shebang> ShebangOf(const ResolvedFile& file) {
+    if (!S_ISREG(file.st.st_mode) || file.st.st_size < 3) return std::nullopt;
+    UniqueFd readable = file.OpenForReading();
+    char head[kShebangBytes];
+    ssize_t n = readable.valid() ? ::pread(readable.get(), head, sizeof head, 0) : -1;
+    return n > 2 ? ParseShebang(std::string_view(head, static_cast<std::size_t>(n))) : std::nullopt;
+  }
+
+  // The script's name as the kernel gives it to its interpreter: as the
+  // exec named it, or /dev/fd/N[/path] for a descriptor.
+  static std::string ExecName(const ExecCall& call, const std::string& path) {
+    if (path.starts_with("/") || call.dirfd == AT_FDCWD) return path;
+    std::string fd = "/dev/fd/" + std::to_string(call.dirfd);
+    return path.empty() ? fd : fd + "/" + path;
+  }
+
+  // What an interpreter is given to run: a file (found as the interpreter
+  // will, from its working directory), the file on its standard input, a
+  // module, or code. An interpreter is known by its name and by what its
+  // file is (a copy of python under another name is python).
+  void AddInterpreterInput(TargetProcess& target, int cwd, const ResolvedFile& program, ExecFacts& facts) {
+    std::optional<InterpreterInput> input;
+    std::string as_interpreter = list_.interpreters().Identify(program.st, Opener(program));
+    for (std::string_view name : {BaseName(facts.program.given), BaseName(facts.program.resolved),
+                                  std::string_view(as_interpreter)}) {
+      if (!name.empty() && (input = InterpreterInputOf(name, facts.argv))) break;
     }
-    if (!at) return;
-    const std::string& script = facts.argv[*at];
-    if (!cwd.valid() && !script.starts_with("/")) {
-      cwd = target.OpenDirectory(AT_FDCWD);
-      if (!IdValid(id)) return;
+    if (!input) return;
+    facts.family = std::string(input->family);
+    if (input->module) {
+      facts.module = input->Value(facts.argv, *input->module);
+      facts.module_index = *input->module;
     }
-    auto file = target.Resolve(cwd.valid() ? cwd.get() : AT_FDCWD, script, 0);
+    if (input->code) {
+      facts.code = input->Value(facts.argv, *input->code);
+      for (const auto& [name, path] : list_.listed().Paths()) {
+        if (facts.code->find(path) != std::string::npos) facts.named_in_code.push_back(name);
+      }
+    }
+    std::string script = input->script ? facts.argv[*input->script] : "/proc/self/fd/0";
+    if (!input->script && !input->standard_input) return;
+    auto file = target.Resolve(cwd, script, 0);
     if (!file || !S_ISREG(file->st.st_mode)) return;
-    std::string listed_as =
-        list_.listed().Identify(file->st, [&] { return file->OpenForReading(); });
-    facts.script = FileFacts{script, file->path, listed_as};
-    facts.script_index = *at;
+    std::string listed_as = list_.listed().Identify(file->st, Opener(*file));
+    if (!input->script && listed_as.empty()) return;  // an ordinary program on standard input
+    facts.script = FileFacts{input->script ? script : "/dev/stdin", file->path, listed_as};
+    facts.script_index = input->script ? *input->script : *input->standard_input;
   }
 
   // execvp tries each PATH folder after EACCES, and python's subprocess

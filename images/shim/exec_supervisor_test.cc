@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -93,6 +94,7 @@ struct Case {
   std::string path;
   std::vector<std::string> argv;
   int attempts = 1;
+  std::string open_as_5_and_stdin = "";  // a file the process holds as descriptors 5 and 0
 };
 
 class ExecSupervisorTest : public ::testing::Test {
@@ -142,6 +144,10 @@ class ExecSupervisorTest : public ::testing::Test {
       for (std::size_t i = 0; i < cases.size(); ++i) {
         pid_t one = ::fork();
         if (one == 0) {
+          if (!cases[i].open_as_5_and_stdin.empty()) {
+            int fd = ::open(cases[i].open_as_5_and_stdin.c_str(), O_RDONLY);
+            if (::dup2(fd, 5) != 5 || ::dup2(fd, 0) != 0) _exit(kOtherError);
+          }
           for (int attempt = 0; attempt < cases[i].attempts; ++attempt) {
             ::execve(cases[i].path.c_str(), argvs[i].data(), envp);
           }
@@ -199,6 +205,83 @@ TEST_F(ExecSupervisorTest, NobodyWatchingListedProgramsAreRefusedByAnyRoute) {
   EXPECT_EQ(reports[1]["command"], "aws s3 ls");  // the copy, named as what it is
   EXPECT_EQ(reports[1]["program"], Tmp("x"));
   EXPECT_EQ(reports[5]["command"], "aws sts");
+}
+
+// Detours that reach a listed program other than by its own path: each
+// runs while somebody watches (the control), and is refused while nobody does.
+std::vector<Case> Detours(const std::string& aws, const fs::path& tmp) {
+  std::ofstream(tmp / "shebang") << "#!" << aws << "\n";
+  std::ofstream(tmp / "shebang-twice") << "#!" << (tmp / "shebang").string() << " -x\n";
+  fs::permissions(tmp / "shebang", fs::perms::owner_all);
+  fs::permissions(tmp / "shebang-twice", fs::perms::owner_all);
+  fs::create_symlink("/proc/self/fd/5", tmp / "fd-link");
+  fs::copy_file("/bin/sh", tmp / "not-a-shell");
+  fs::permissions(tmp / "not-a-shell", fs::perms::owner_all);
+  std::string git = "/usr/bin/git";
+  std::vector<Case> cases = {
+      {"/dev/fd/5", {"x", "s3"}, 1, aws},
+      {"/dev/stdin", {"x", "s3"}, 1, aws},
+      {"/proc/./self/fd/5", {"x", "s3"}, 1, aws},
+      {(tmp / "fd-link").string(), {"x", "s3"}, 1, aws},
+      {(tmp / "shebang").string(), {"shebang", "s3"}},
+      {(tmp / "shebang-twice").string(), {"shebang-twice", "s3"}},
+      {(tmp / "not-a-shell").string(), {"not-a-shell", aws, "s3"}},
+      {"/bin/sh", {"sh", "-s", "s3"}, 1, aws},  // the listed program on standard input
+  };
+  if (fs::exists("/usr/bin/python3")) {  // its code, given as text (the program, as text, fails in python)
+    cases.push_back({"/usr/bin/python3", {"python3", "-c", "exec(open('" + aws + "').read())"}});
+    cases.push_back({"/usr/bin/python3", {"python3", "-m", "awscli.clidriver", "s3"}});
+  }
+  for (const char* loader : {"/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1"}) {
+    if (!fs::exists(loader) || !fs::exists(git)) continue;
+    fs::copy_file(loader, tmp / "loader");
+    fs::permissions(tmp / "loader", fs::perms::owner_all);
+    // Outside any repository (-C a folder that is not one): it exits 128 when it runs.
+    std::vector<std::string> push = {git, "-C", tmp.string(), "push", "--force", "--dry-run", "nowhere"};
+    push.insert(push.begin(), "ld.so");
+    cases.push_back({loader, push});
+    push[0] = "loader";
+    cases.push_back({(tmp / "loader").string(), push});
+    break;
+  }
+  return cases;
+}
+
+TEST_F(ExecSupervisorTest, DetoursToAListedProgramAreRefusedAndRunWhileWatched) {
+  if (!ExecFilterUnavailable(0).empty()) GTEST_SKIP() << ExecFilterUnavailable(0);
+  std::vector<Case> cases = Detours(Bin("aws"), dir_ / "tmp");
+  {
+    FakeOracle oracle(dir_ / "watched.sock", /*watching=*/true);
+    std::vector<int> codes = Run(cases, dir_ / "watched.sock");
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      // git push outside a repository exits 128: it ran.
+      EXPECT_NE(codes.at(i), kRefused) << "watched, " << cases[i].path << " did not run";
+      EXPECT_NE(codes.at(i), kOtherError) << cases[i].path;
+    }
+  }
+  FakeOracle oracle(dir_ / "oracle.sock", /*watching=*/false);
+  std::vector<int> codes = Run(cases, dir_ / "oracle.sock");
+  ASSERT_EQ(codes.size(), cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(codes[i], kRefused) << "nobody watching, " << cases[i].path << " was not refused";
+  }
+  auto reports = oracle.Requests("command");
+  ASSERT_EQ(reports.size(), cases.size()) << nlohmann::json(reports).dump();
+  EXPECT_EQ(reports[0]["command"], "aws s3");  // the descriptor's file, named as what it is
+  EXPECT_EQ(reports[4]["command"], "aws " + Tmp("shebang") + " s3");  // as the kernel starts it
+  // shebang-twice runs `shebang -x shebang-twice s3`, which runs aws.
+  EXPECT_EQ(reports[5]["command"], "aws " + Tmp("shebang") + " -x " + Tmp("shebang-twice") + " s3");
+}
+
+// Where busybox is also sh (a box's /bin/sh), its other applets are not shells:
+// `cat /usr/bin/aws` copies the file and runs nothing.
+TEST_F(ExecSupervisorTest, AMultiCallBinaryIsReadByTheNameItRunsAs) {
+  if (!ExecFilterUnavailable(0).empty()) GTEST_SKIP() << ExecFilterUnavailable(0);
+  if (!fs::exists("/bin/busybox")) GTEST_SKIP() << "no /bin/busybox";
+  fs::create_symlink("/bin/busybox", dir_ / "bin" / "sh");
+  FakeOracle oracle(dir_ / "oracle.sock", /*watching=*/false);
+  std::vector<Case> cases = {{"/bin/busybox", {"cat", Bin("aws")}}, {Bin("sh"), {"sh", Bin("aws")}}};
+  EXPECT_EQ(Run(cases, dir_ / "oracle.sock"), (std::vector<int>{kRan, kRefused}));
 }
 
 TEST_F(ExecSupervisorTest, SomebodyWatchingExecsGoOnWithoutAskingPerExec) {

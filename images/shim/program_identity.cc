@@ -4,6 +4,7 @@
 #include "images/shim/program_identity.h"
 
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,6 +18,15 @@ constexpr std::size_t kMaxAnswers = 4096;  // files remembered; forgotten all at
 bool SameVersion(const struct stat& a, const struct stat& b) {
   return a.st_dev == b.st_dev && a.st_ino == b.st_ino && a.st_size == b.st_size &&
          a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec;
+}
+
+// Every write to a file sets its change time to now, and a program cannot
+// set it back (only the clock can), so size, modification and change times
+// together name one version of a file, given a clock tick between versions.
+bool SameTimes(const ProgramIdentities::Answer& answer, const struct stat& st) {
+  return answer.size == st.st_size && answer.mtime.tv_sec == st.st_mtim.tv_sec &&
+         answer.mtime.tv_nsec == st.st_mtim.tv_nsec && answer.ctime.tv_sec == st.st_ctim.tv_sec &&
+         answer.ctime.tv_nsec == st.st_ctim.tv_nsec;
 }
 
 }  // namespace
@@ -67,6 +77,12 @@ ProgramIdentities ProgramIdentities::Record(const std::vector<std::string>& name
   return identities;
 }
 
+std::vector<std::pair<std::string, std::string>> ProgramIdentities::Paths() const {
+  std::vector<std::pair<std::string, std::string>> paths;
+  for (const Known& known : known_) paths.emplace_back(known.name, known.path);
+  return paths;
+}
+
 std::optional<std::uint64_t> ProgramIdentities::KnownHash(Known& known) {
   if (known.hash) return known.hash;
   UniqueFd fd(::open(known.path.c_str(), O_RDONLY | O_CLOEXEC));
@@ -86,9 +102,7 @@ std::string ProgramIdentities::Identify(const struct stat& st,
     if (known.st.st_dev == st.st_dev && known.st.st_ino == st.st_ino) return known.name;
   }
   auto key = std::make_pair(st.st_dev, st.st_ino);
-  if (auto it = answers_.find(key); it != answers_.end() && it->second.size == st.st_size &&
-                                    it->second.mtime.tv_sec == st.st_mtim.tv_sec &&
-                                    it->second.mtime.tv_nsec == st.st_mtim.tv_nsec) {
+  if (auto it = answers_.find(key); it != answers_.end() && SameTimes(it->second, st)) {
     return it->second.name;
   }
   std::string name;
@@ -106,8 +120,14 @@ std::string ProgramIdentities::Identify(const struct stat& st,
       break;
     }
   }
-  if (answers_.size() >= kMaxAnswers) answers_.clear();
-  answers_[key] = {st.st_size, st.st_mtim, name};
+  // A file changed within the clock's last ticks could change again with
+  // the same times: its answer is not kept.
+  timespec now{};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  if (st.st_ctim.tv_sec + settle_seconds_ < now.tv_sec || settle_seconds_ < 0) {
+    if (answers_.size() >= kMaxAnswers) answers_.clear();
+    answers_[key] = {st.st_size, st.st_mtim, st.st_ctim, name};
+  }
   return name;
 }
 

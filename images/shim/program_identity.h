@@ -27,10 +27,24 @@ class ProgramIdentities {
 
   // The recorded name the file described by `st` is, or "". `open` opens it
   // for reading, called only when its content must be compared. Remembers
-  // answers per file; use from one thread.
+  // the answer for each version of a file (its size, modification and change
+  // times), once it has been unchanged for two seconds; use from one thread.
   std::string Identify(const struct stat& st, const std::function<UniqueFd()>& open);
 
   bool empty() const { return known_.empty(); }
+
+  // Each recorded name with the path it was found at.
+  std::vector<std::pair<std::string, std::string>> Paths() const;
+
+  // How long a file must be unchanged before its answer is kept (tests).
+  void set_settle_seconds(long seconds) { settle_seconds_ = seconds; }
+
+  // What a file was found to be, and the version of it that was.
+  struct Answer {
+    off_t size;
+    struct timespec mtime, ctime;
+    std::string name;
+  };
 
  private:
   struct Known {
@@ -39,16 +53,12 @@ class ProgramIdentities {
     struct stat st {};
     std::optional<std::uint64_t> hash;  // computed when first needed
   };
-  struct Answer {
-    off_t size;
-    struct timespec mtime;
-    std::string name;
-  };
 
   std::optional<std::uint64_t> KnownHash(Known& known);
 
   std::vector<Known> known_;
   std::map<std::pair<dev_t, ino_t>, Answer> answers_;
+  long settle_seconds_ = 2;
 };
 
 // A hash of everything `fd` holds, read from its start; nullopt on a read error.

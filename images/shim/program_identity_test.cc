@@ -75,6 +75,35 @@ TEST_F(ProgramIdentityTest, AFileRewrittenInPlaceIsLookedAtAgain) {
   EXPECT_EQ(IdentityOf(identities, copy), "aws");
 }
 
+// The identity cache's detour: a file judged "not listed" is rewritten in
+// place with a listed program's bytes, its size and modification time kept.
+TEST_F(ProgramIdentityTest, ARewriteThatKeepsSizeAndModificationTimeIsLookedAtAgain) {
+  fs::path copy = dir_ / "other" / "x";
+  auto rewrite_keeping_mtime = [&](const std::string& text) {
+    struct stat before {};
+    ::stat(copy.c_str(), &before);
+    UniqueFd fd(::open(copy.c_str(), O_WRONLY | O_CLOEXEC));  // in place: the same inode
+    ASSERT_EQ(::pwrite(fd.get(), text.data(), text.size(), 0), static_cast<ssize_t>(text.size()));
+    struct timespec times[2] = {{0, UTIME_OMIT}, before.st_mtim};
+    ASSERT_EQ(::futimens(fd.get(), times), 0);
+  };
+  // Within the clock's tick, change times may be equal: a fresh file is never remembered.
+  auto identities = Record();
+  Write(copy, "#!/bin/sh\necho the fake aws\n");
+  EXPECT_EQ(IdentityOf(identities, copy), "");
+  rewrite_keeping_mtime("#!/bin/sh\necho the real aws\n");
+  EXPECT_EQ(IdentityOf(identities, copy), "aws");
+
+  // Remembered at once (as a file unchanged for long is): the change time tells.
+  auto remembering = Record();
+  remembering.set_settle_seconds(-1);
+  Write(copy, "#!/bin/sh\necho the fake aws\n");
+  EXPECT_EQ(IdentityOf(remembering, copy), "");
+  ::usleep(20'000);  // past a coarse clock's tick
+  rewrite_keeping_mtime("#!/bin/sh\necho the real aws\n");
+  EXPECT_EQ(IdentityOf(remembering, copy), "aws");
+}
+
 TEST_F(ProgramIdentityTest, OnlyAbsolutePathFoldersAndRegularFilesAreRecorded) {
   auto identities = Record();
   EXPECT_FALSE(identities.empty());

@@ -4,11 +4,14 @@
 #include "images/shim/target_process.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <deque>
 
 namespace corral::shim {
 namespace {
@@ -106,27 +109,98 @@ UniqueFd TargetProcess::OpenDirectory(int dirfd) const {
   return UniqueFd(::open(path.c_str(), O_PATH | O_CLOEXEC));
 }
 
+namespace {
+
+constexpr int kMaxLinks = 40;  // the kernel's limit (ELOOP past it)
+
+bool OnProc(int fd) {
+  struct statfs fs {};
+  return ::fstatfs(fd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
+}
+
+bool SameFile(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+// `path`'s components, in order, onto the front of `parts`.
+void PushComponents(std::deque<std::string>& parts, std::string_view path) {
+  std::vector<std::string> split;
+  while (!path.empty()) {
+    std::size_t slash = path.find('/');
+    std::string_view part = path.substr(0, slash);
+    if (!part.empty() && part != ".") split.emplace_back(part);
+    if (slash == std::string_view::npos) break;
+    path.remove_prefix(slash + 1);
+  }
+  parts.insert(parts.begin(), split.begin(), split.end());
+}
+
+}  // namespace
+
 std::optional<ResolvedFile> TargetProcess::Resolve(int directory, const std::string& path,
                                                    int flags) const {
-  std::string proc = "/proc/" + std::to_string(pid_);
-  std::string name = path;
-  for (std::string_view self : {"/proc/self", "/proc/thread-self"}) {
-    if (name.starts_with(self) && (name.size() == self.size() || name[self.size()] == '/')) {
-      name = proc + name.substr(self.size());
-    }
-  }
   ResolvedFile file;
-  if (name.empty() && (flags & AT_EMPTY_PATH)) {
+  std::string proc = "/proc/" + std::to_string(pid_);
+  if (path.empty()) {
+    if (!(flags & AT_EMPTY_PATH)) return std::nullopt;  // ENOENT
     file.fd.Reset(::fcntl(directory, F_DUPFD_CLOEXEC, 0));  // fexecve: the descriptor is the file
   } else {
-    if (::fstatat(directory, name.c_str(), &file.st, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
-    if (!S_ISLNK(file.st.st_mode)) {
-      file.path = name;
-      file.directory = directory;
-      return file;
+    UniqueFd root(::open((proc + "/root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    struct stat root_st {};
+    if (!root.valid() || ::fstat(root.get(), &root_st) != 0) return std::nullopt;
+    UniqueFd at(::fcntl(path[0] == '/' ? root.get() : directory, F_DUPFD_CLOEXEC, 0));
+    std::deque<std::string> parts;
+    PushComponents(parts, path);
+    // "name/" must be a directory (the exec then fails: nothing runs).
+    bool want_directory = path.back() == '/';
+    int links = 0;
+    while (at.valid() && !parts.empty()) {
+      std::string part = std::move(parts.front());
+      parts.pop_front();
+      bool last = parts.empty();
+      if (part == "..") {
+        struct stat here {};
+        if (::fstat(at.get(), &here) != 0) return std::nullopt;
+        if (!SameFile(here, root_st)) at.Reset(::openat(at.get(), "..", O_PATH | O_DIRECTORY | O_CLOEXEC));
+        if (last) file.fd.Reset(::fcntl(at.get(), F_DUPFD_CLOEXEC, 0));
+        continue;
+      }
+      if ((part == "self" || part == "thread-self") && OnProc(at.get())) {
+        // Read here, /proc's own links would name this process.
+        std::string pid = std::to_string(pid_);
+        PushComponents(parts, part == "self" ? pid : pid + "/task/" + pid);
+        continue;
+      }
+      UniqueFd next(::openat(at.get(), part.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+      struct stat st {};
+      if (!next.valid() || ::fstat(next.get(), &st) != 0) return std::nullopt;
+      if (S_ISLNK(st.st_mode)) {
+        if (last && (flags & AT_SYMLINK_NOFOLLOW)) return std::nullopt;  // the kernel: ELOOP
+        if (++links > kMaxLinks) return std::nullopt;
+        char target[4096];
+        ssize_t n = ::readlinkat(at.get(), part.c_str(), target, sizeof target);
+        if (n <= 0 || static_cast<std::size_t>(n) >= sizeof target) return std::nullopt;
+        std::string_view text(target, static_cast<std::size_t>(n));
+        if (text[0] == '/' && OnProc(at.get())) {
+          // A link of /proc/PID: the kernel goes to the file itself (a
+          // descriptor's, a deleted or memfd file too), from this process.
+          next.Reset(::openat(at.get(), part.c_str(), O_PATH | O_CLOEXEC));
+          if (!next.valid()) return std::nullopt;
+        } else {
+          PushComponents(parts, text);
+          if (text[0] == '/') at.Reset(::fcntl(root.get(), F_DUPFD_CLOEXEC, 0));
+          if (parts.empty()) file.fd.Reset(::fcntl(at.get(), F_DUPFD_CLOEXEC, 0));  // "/"
+          continue;
+        }
+      }
+      if (last) file.fd = std::move(next);
+      else at = std::move(next);
     }
-    if (flags & AT_SYMLINK_NOFOLLOW) return std::nullopt;  // the kernel will not run a link (ELOOP)
-    file.fd.Reset(::openat(directory, name.c_str(), O_PATH | O_CLOEXEC));
+    if (!at.valid()) return std::nullopt;
+    if (want_directory && file.fd.valid() && ::fstat(file.fd.get(), &file.st) == 0 &&
+        !S_ISDIR(file.st.st_mode)) {
+      return std::nullopt;
+    }
   }
   if (!file.fd.valid() || ::fstat(file.fd.get(), &file.st) != 0) return std::nullopt;
   file.path = ReadLink("/proc/self/fd/" + std::to_string(file.fd.get()));
@@ -134,12 +208,8 @@ std::optional<ResolvedFile> TargetProcess::Resolve(int directory, const std::str
 }
 
 UniqueFd ResolvedFile::OpenForReading() const {
-  if (fd.valid()) {
-    // An O_PATH descriptor cannot be read: open the file it names.
-    return UniqueFd(
-        ::open(("/proc/self/fd/" + std::to_string(fd.get())).c_str(), O_RDONLY | O_CLOEXEC));
-  }
-  return UniqueFd(::openat(directory, path.c_str(), O_RDONLY | O_CLOEXEC));
+  // An O_PATH descriptor cannot be read: open the file it names.
+  return UniqueFd(::open(("/proc/self/fd/" + std::to_string(fd.get())).c_str(), O_RDONLY | O_CLOEXEC));
 }
 
 std::string TargetProcess::WorkingDirectory() const {

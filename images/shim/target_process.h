@@ -20,9 +20,8 @@ namespace corral::shim {
 // A file an exec names, resolved as the kernel will find it.
 struct ResolvedFile {
   struct stat st {};
-  std::string path;          // symbolic links followed; as given when there was none
-  int directory = AT_FDCWD;  // what a relative `path` starts from (borrowed)
-  UniqueFd fd;               // O_PATH, when a link was followed or for fexecve
+  std::string path;  // where it is, as this process sees it (symbolic links followed)
+  UniqueFd fd;       // O_PATH
 
   // The file, open for reading (to compare its content); invalid when it cannot be.
   UniqueFd OpenForReading() const;
@@ -50,10 +49,13 @@ class TargetProcess {
   // AT_FDCWD, else its descriptor `dirfd`.
   UniqueFd OpenDirectory(int dirfd) const;
 
-  // `path` as the process would open it from `directory` (/proc/self meaning
-  // the process, not the shim); execveat's AT_EMPTY_PATH names `directory`
-  // itself. nullopt when there is no such file. One stat when the last
-  // component is not a link, as for most execs.
+  // `path` as the process's exec would find it: an absolute path from its
+  // root, a relative one from `directory` (from OpenDirectory), each
+  // component looked up here and each symbolic link followed here, so
+  // /proc/self, /dev/fd/N, /dev/stdin and links to them mean the process,
+  // not the shim; the links of /proc/PID (fd/N, exe, cwd, root) are followed
+  // by the kernel, which knows what they name. execveat's AT_EMPTY_PATH
+  // names `directory` itself. nullopt when there is no such file.
   std::optional<ResolvedFile> Resolve(int directory, const std::string& path, int flags) const;
 
   // Its working directory as a path ("" when it cannot be read).

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -97,17 +98,19 @@ TEST(TargetProcessTest, ResolvesFromItsWorkingDirectoryAndFollowsLinks) {
   EXPECT_TRUE(S_ISREG(file->st.st_mode));
   EXPECT_FALSE(self.Resolve(cwd.get(), "missing", 0));
   EXPECT_FALSE(self.Resolve(cwd.get(), "link", AT_SYMLINK_NOFOLLOW));  // the kernel: ELOOP
-  auto plain = self.Resolve(cwd.get(), "tool", 0);  // no link: one stat, the name as given
+  auto plain = self.Resolve(cwd.get(), "tool", 0);
   ASSERT_TRUE(plain);
-  EXPECT_EQ(plain->path, "tool");
+  EXPECT_EQ(plain->path, (dir / "tool").string());
   EXPECT_EQ(plain->st.st_ino, file->st.st_ino);
   UniqueFd readable = plain->OpenForReading();
   char first[2] = {};
   EXPECT_EQ(::read(readable.get(), first, 2), 2);
   EXPECT_EQ(std::string(first, 2), "#!");
-  readable = file->OpenForReading();  // through the link's O_PATH descriptor
-  EXPECT_EQ(::read(readable.get(), first, 2), 2);
   EXPECT_EQ(self.WorkingDirectory(), dir.string());
+  EXPECT_FALSE(self.Resolve(cwd.get(), "tool/", 0));  // not a directory: the exec fails
+  auto up = self.Resolve(cwd.get(), "../" + dir.filename().string() + "/./link", 0);
+  ASSERT_TRUE(up);
+  EXPECT_EQ(up->st.st_ino, file->st.st_ino);
 
   // fexecve: execveat(fd, "", ..., AT_EMPTY_PATH) runs the descriptor's file.
   int fd = ::open((dir / "tool").c_str(), O_RDONLY | O_CLOEXEC);
@@ -115,13 +118,60 @@ TEST(TargetProcessTest, ResolvesFromItsWorkingDirectoryAndFollowsLinks) {
   auto same = self.Resolve(by_fd.get(), "", AT_EMPTY_PATH);
   ASSERT_TRUE(same);
   EXPECT_EQ(same->path, (dir / "tool").string());
-  // /proc/self names the process that asked, not the one reading.
-  auto through_proc = self.Resolve(AT_FDCWD, "/proc/self/fd/" + std::to_string(fd), 0);
-  ASSERT_TRUE(through_proc);
-  EXPECT_EQ(through_proc->path, (dir / "tool").string());
+  EXPECT_FALSE(self.Resolve(by_fd.get(), "", 0));  // ENOENT without AT_EMPTY_PATH
   ::close(fd);
 
   fs::current_path(before);
+  fs::remove_all(dir);
+}
+
+
+// Paths that lead back to the process that asked, resolved as that process
+// (a child here, holding descriptor 37 on `tool`), never as the reader
+// (holding 37 on `other`).
+TEST(TargetProcessTest, PathsBackToTheProcessNameItsOwnFiles) {
+  fs::path dir = fs::temp_directory_path() / ("corral-target-self-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "tool") << "#!/bin/sh\n";
+  std::ofstream(dir / "other") << "other";
+  fs::create_symlink("/proc/self/fd/37", dir / "fd-link");
+  int mine = ::open((dir / "other").c_str(), O_RDONLY);
+  ASSERT_EQ(::dup2(mine, 37), 37);
+  int ready[2], done[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  ASSERT_EQ(::pipe(done), 0);
+  pid_t child = ::fork();
+  if (child == 0) {
+    int tool = ::open((dir / "tool").c_str(), O_RDONLY);
+    if (::dup2(tool, 37) != 37 || ::dup2(tool, 0) != 0 || ::chdir("/proc") != 0) _exit(1);
+    char c = 1;
+    (void)!::write(ready[1], &c, 1);
+    (void)!::read(done[0], &c, 1);
+    _exit(0);
+  }
+  char c;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  struct stat tool {};
+  ASSERT_EQ(::stat((dir / "tool").c_str(), &tool), 0);
+
+  TargetProcess target(child);
+  UniqueFd cwd = target.OpenDirectory(AT_FDCWD);  // /proc
+  ASSERT_TRUE(cwd.valid());
+  for (const std::string& path : std::vector<std::string>{"/proc/self/fd/37", "/proc/thread-self/fd/37", "/dev/fd/37", "/dev/stdin",
+                           "/proc/./self/fd/37", "/proc//self/../self/fd/37", "self/fd/37",
+                           "./thread-self/fd/37", (dir / "fd-link").string()}) {
+    auto file = target.Resolve(cwd.get(), path, 0);
+    ASSERT_TRUE(file) << path;
+    EXPECT_EQ(file->st.st_ino, tool.st_ino) << path << " -> " << file->path;
+    EXPECT_EQ(file->path, (dir / "tool").string()) << path;
+  }
+  EXPECT_FALSE(target.Resolve(cwd.get(), (dir / "fd-link").string(), AT_SYMLINK_NOFOLLOW));
+
+  (void)!::write(done[1], &c, 1);
+  ::waitpid(child, nullptr, 0);
+  ::close(37);
+  ::close(mine);
+  for (int fd : {ready[0], ready[1], done[0], done[1]}) ::close(fd);
   fs::remove_all(dir);
 }
 

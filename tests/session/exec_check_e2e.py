@@ -25,8 +25,13 @@ import session_e2e as e2e  # noqa: E402  (same arguments: ENGINE CORRAL SHIM)
 ENGINE, CORRAL, check, run = e2e.ENGINE, e2e.CORRAL, e2e.check, e2e.run
 HERE = pathlib.Path(__file__).resolve().parent
 
-# Each route to the stand-in, refused while nobody watches.
-ROUTES = ["env", "find", "copy", "link", "interpreter", "make", "git"]
+# Each route to the stand-in, refused while nobody watches, with the list
+# entry it is refused as (ldso and ldcopy run `git push --force` through the
+# dynamic loader).
+ROUTES = {name: "aws" for name in [
+    "env", "find", "copy", "link", "interpreter", "make", "git", "devfd", "stdin", "procdot",
+    "fdlink", "procrel", "shebang", "interpcopy", "rewrite"]}
+ROUTES.update({"ldso": "git push --force", "ldcopy": "git push --force"})
 
 STAND_IN = '#!/bin/sh\necho "aws-ran $*" >>"${AWS_RAN_LOG:-/dev/null}"\necho aws-ran\n'
 
@@ -106,8 +111,10 @@ def main():
         check(f"Had {len(ROUTES)} commands blocked while you were away" in r.stderr,
               "the session counts each refusal once", r.stderr[-300:])
         items = json.loads(run([CORRAL, "inbox", "--json"], env=env).stdout or "[]")
-        check(len(items) == len(ROUTES) and all(i.get("entry") == "aws" for i in items),
-              "the inbox has one `aws` entry per refusal", json.dumps(items)[:600])
+        entries = sorted(i.get("entry") for i in items)
+        check(entries == sorted(ROUTES.values()),
+              "the inbox has one entry per refusal, each the listed command it was",
+              json.dumps(items)[:600])
         logs = list((work / "state" / "corral" / "sessions").glob("*.jsonl"))
         events = [e for p in logs for e in map(json.loads, p.read_text().splitlines())
                   if e.get("event") == "command"]
