@@ -277,8 +277,13 @@ std::vector<Recipe> BuiltIn() {
                   {"api.openai.com", "auth.openai.com", "chatgpt.com"},
                   // Its shell snapshot evals computed text, which the deny
                   // list's check refuses while nobody watches: off in a box.
+                  // Its shared background server (0.171.0) ends Codex at
+                  // start without `ps`, and with it a project's first run
+                  // asks to restart it with the box's settings; a box lives
+                  // one session, nothing shares it: off. A `-c`, as an older
+                  // Codex ignores a feature it lacks (not so `--no-daemon`).
                   {"--dangerously-bypass-approvals-and-sandbox", "-c",
-                   "features.shell_snapshot=false"},
+                   "features.shell_snapshot=false", "-c", "features.daemon_auto_start=false"},
                   {"--dangerously-bypass-approvals-and-sandbox", "--yolo",
                    "--sandbox=danger-full-access"},
                   Shells(), true));
