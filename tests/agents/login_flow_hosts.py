@@ -21,7 +21,9 @@ refused (`deny`, 403, `not-allowed`). What counts is what the agent asked for.
 - Codex: its first screen (the login choice); "Sign in with ChatGPT" prints
   the URL for the user's browser; "Sign in with Device Code" asks for a code;
   "Sign in another way", an API key (the box's stand-in of OPENAI_API_KEY,
-  which Codex offers), then `!curl` to the unlisted host (the control).
+  which Codex offers). The control is Codex's own, in a short second run:
+  `codex exec` with a model provider at the unlisted host. (A `!curl` typed at
+  its prompt waits for its startup, which waits on chatgpt.com.)
 
 The hosts asked for, per phase, are printed (`HOSTS ...` lines).
 """
@@ -46,6 +48,8 @@ from logins_real_agent import events
 check, run, ENGINE, CORRAL = base.check, base.run, base.ENGINE, base.CORRAL
 CONTROL_HOST = "corral-control.test"  # never in any list: the proxy must refuse it
 CONTROL = f"!curl -sS -o /dev/null --max-time 10 https://{CONTROL_HOST}/"
+CONTROL_WHAT = {"claude": f"a !curl at Claude Code's prompt to {CONTROL_HOST}",
+                "codex": f"codex exec with a model provider at {CONTROL_HOST}"}
 
 # Hosts an agent asks for that its recipe leaves out on purpose (the recipe's
 # comment in launcher/agents/recipes.cc says why): none is on a login flow,
@@ -237,7 +241,7 @@ def control_check(session, asked, label):
     control = [event for _, host, _, event in asked if host == CONTROL_HOST]
     check(control and all(e.get("decision") == "deny" and e.get("status") == 403
                           and str(e.get("reason")).startswith("not-allowed") for e in control),
-          f"{label}: the control (curl from the box to {CONTROL_HOST}) is in the record as "
+          f"{label}: the control ({CONTROL_WHAT[session.agent]}) is in the record as "
           "refused, not allowed (the record is read right)", json.dumps(control)[:600])
 
 
@@ -299,9 +303,7 @@ def claude(session):
 def codex(session):
     # A stand-in of an API key in the box: Codex offers it under "Sign in another way".
     key = "sk-proj-" + secrets.token_urlsafe(30).replace("-", "x").replace("_", "y")
-    # --no-daemon: Codex's background app server needs `ps`, which the
-    # agent's image does not have (without it, Codex ends at start).
-    terminal = session.start(["--no-daemon"], extra_env={"OPENAI_API_KEY": key})
+    terminal = session.start(extra_env={"OPENAI_API_KEY": key})
     ok = terminal.wait_for(r"SigninwithChatGPT.*Pressentertocontinue", 90)
     check(ok, "codex: its first screen offers the login choices", terminal.text()[-1500:])
     session.phase("ChatGPT login")
@@ -320,8 +322,14 @@ def codex(session):
     terminal.send(DOWN, ENTER, pause=1)  # 3. Sign in another way
     ok = terminal.wait_for(r"UseanOpenAIAPIkey", 20)
     check(ok, "codex: \"Sign in another way\" offers an API key", terminal.text(terminal.mark)[-1500:])
-    terminal.send(ENTER, pause=1)  # 1. Use an OpenAI API key
-    ok = terminal.wait_for(r"OPENAI_API_KEY", 30)
+    # 1. Use an OpenAI API key; an Enter while the list is still drawn may
+    # be dropped, so it is pressed again.
+    terminal.wait_for(r"Pressentertocontinue", 10)
+    for _ in range(3):
+        terminal.send(ENTER, pause=1)
+        ok = terminal.wait_for(r"OPENAI_API_KEY", 10)
+        if ok:
+            break
     check(ok, "codex: the API key login offers the box's OPENAI_API_KEY (a stand-in)",
           terminal.text(terminal.mark)[-1500:])
     time.sleep(1)  # the key's field is drawn after the line above
@@ -329,20 +337,34 @@ def codex(session):
     ok = terminal.wait_for(r"AskCodex|Implement|Explain|›", 60)
     check(ok, "codex: logged in with the API key, its prompt showed",
           terminal.text(terminal.mark)[-1500:])
-    session.phase("control")
-    terminal.send("!", pause=1)
-    terminal.send(CONTROL[1:], pause=1)
-    # Codex runs a shell command once its startup is done; an Enter before
-    # that may be dropped, so it is pressed again.
-    for _ in range(4):
-        terminal.send(ENTER)
-        if session.wait_for_host(CONTROL_HOST, 15):
-            break
     stderr = terminal.end()
     print("  codex stderr: " + stderr[-600:], flush=True)
+    hosts = report(session, session.asked(), "codex")
+    return hosts | codex_control(session)
+
+
+def codex_control(session):
+    """Codex itself asks for the unlisted host: `codex exec` with a model
+    provider there, in the same image and project. It retries for a minute;
+    it is stopped once the record has the host."""
+    session.phases = [("control", now())]
+    provider = (f'model_providers.corral_control={{name="corral control",'
+                f'base_url="https://{CONTROL_HOST}/v1",wire_api="responses"}}')
+    process = subprocess.Popen(
+        [CORRAL, "run", "--headless", "codex", "--", "-c", provider, "-c",
+         "model_provider=corral_control", "exec", "--skip-git-repo-check", "hello"],
+        cwd=session.proj, env=session.env, stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    session.wait_for_host(CONTROL_HOST, 60)
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
     asked = session.asked()
     control_check(session, asked, "codex")
-    return report(session, asked, "codex")
+    return report(session, asked, "codex control")
 
 
 def main():
