@@ -255,7 +255,11 @@ std::vector<Recipe> BuiltIn() {
                   {"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",
                    "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL"},
                   // platform.claude.com: its login flow and token refresh
-                  // (Claude Code 2.1.332 reaches it at start).
+                  // (Claude Code 2.1.332 reaches it at start). Left out on
+                  // purpose, as no login needs them (tests/agents/
+                  // login_flow_hosts.py): raw.githubusercontent.com (release
+                  // notes), downloads.claude.ai and github.com (plugin
+                  // marketplace).
                   {"api.anthropic.com", "console.anthropic.com", "platform.claude.com",
                    "claude.ai", "statsig.anthropic.com"},
                   {"--dangerously-skip-permissions"},
@@ -266,11 +270,20 @@ std::vector<Recipe> BuiltIn() {
   r.back().env = {"IS_SANDBOX=1", "DISABLE_AUTOUPDATER=1"};
   r.push_back(Npm("codex", "@openai/codex", {"~/.codex/"}, "CODEX_HOME",
                   {"OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_BASE_URL"},
+                  // Left out on purpose, as no login needs them (tests/agents/
+                  // login_flow_hosts.py): github.com, api.github.com (curated
+                  // plugins, update check), raw.githubusercontent.com
+                  // (announcements), ab.chatgpt.com (feature flags).
                   {"api.openai.com", "auth.openai.com", "chatgpt.com"},
                   // Its shell snapshot evals computed text, which the deny
                   // list's check refuses while nobody watches: off in a box.
+                  // Its shared background server (0.171.0) ends Codex at
+                  // start without `ps`, and with it a project's first run
+                  // asks to restart it with the box's settings; a box lives
+                  // one session, nothing shares it: off. A `-c`, as an older
+                  // Codex ignores a feature it lacks (not so `--no-daemon`).
                   {"--dangerously-bypass-approvals-and-sandbox", "-c",
-                   "features.shell_snapshot=false"},
+                   "features.shell_snapshot=false", "-c", "features.daemon_auto_start=false"},
                   {"--dangerously-bypass-approvals-and-sandbox", "--yolo",
                    "--sandbox=danger-full-access"},
                   Shells(), true));

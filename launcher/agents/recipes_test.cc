@@ -154,7 +154,8 @@ TEST(ApplyRecipe, ASwitchOfSeveralWordsIsAddedWhole) {
   ASSERT_TRUE(codex);
   EXPECT_EQ(codex->command,
             (std::vector<std::string>{"codex", "--dangerously-bypass-approvals-and-sandbox", "-c",
-                                      "features.shell_snapshot=false", "-c", "model=\"x\"",
+                                      "features.shell_snapshot=false", "-c",
+                                      "features.daemon_auto_start=false", "-c", "model=\"x\"",
                                       "exec", "hi"}));
   auto droid = ApplyRecipe(Get(recipes, "droid"), {"droid", "--auto", "low"}, Boxed(tree));
   ASSERT_TRUE(droid);
