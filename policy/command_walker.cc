@@ -11,6 +11,13 @@
 namespace corral::policy {
 namespace {
 
+// The variable a word expands: NAME for $NAME and for "${NAME[@]}".
+std::string_view VariableName(const Arg& word) {
+  std::string_view name = word.var;
+  if (name.ends_with("[@]")) name.remove_suffix(3);
+  return name;
+}
+
 using shell::kExpansionMark;
 
 constexpr std::size_t kMaxHops = 100000;        // resolutions per command line
@@ -163,8 +170,8 @@ bool Walker::KnownProgramVariable(const Arg& word, const Ctx& ctx) const {
   // X=ls; $X: every value X can have is known when each write to it is a
   // literal and one of them, alone at the top level of the line and before
   // this command, replaced whatever the environment held.
-  if (word.var.empty() || !shell::IsName(word.var) || vars_.all_unknown()) return false;
-  const VariableFacts* facts = vars_.Find(word.var);
+  if (word.var.empty() || !shell::IsName(VariableName(word)) || vars_.all_unknown()) return false;
+  const VariableFacts* facts = vars_.Find(VariableName(word));
   if (facts == nullptr || facts->unknown || facts->values.empty()) return false;
   if (word.flags & shell::kUnquotedExpansion) {
     if (vars_.ifs_written()) return false;  // the value splits differently
@@ -185,8 +192,9 @@ void Walker::TryKnownValue(std::span<const Arg> args, const Ctx& ctx, bool known
   // allowed, unless X is written again later (checked in Finish).
   const Arg& word = args[0];
   if (word.var.empty()) return;
-  const VariableFacts* facts = vars_.Find(word.var);
+  const VariableFacts* facts = vars_.Find(VariableName(word));
   if (facts == nullptr) return;
+  bool all_elements = word.var.ends_with("[@]");
   std::vector<std::string> values = facts->values;  // resolving may assign X again
   if (known) {
     if (pending_variables_.size() >= 256) {
@@ -194,7 +202,7 @@ void Walker::TryKnownValue(std::span<const Arg> args, const Ctx& ctx, bool known
                    &word);
     } else {
       pending_variables_.push_back(
-          {std::string(word.var), values.size(),
+          {std::string(VariableName(word)), values.size(),
            Quote(word) + " in command position is assigned again later in the line",
            word.begin, word.end});
     }
@@ -211,19 +219,34 @@ void Walker::TryKnownValue(std::span<const Arg> args, const Ctx& ctx, bool known
       arg.var = {};
       replaced.push_back(arg);
     };
-    if (word.flags & shell::kUnquotedExpansion) {
-      std::size_t i = 0;
-      while (i < value.size()) {
-        while (i < value.size() && (value[i] == ' ' || value[i] == '\t' || value[i] == '\n')) ++i;
-        std::size_t start = i;
-        while (i < value.size() && value[i] != ' ' && value[i] != '\t' && value[i] != '\n') ++i;
-        if (i > start) add(value.substr(start, i - start));
-      }
-    } else {
-      add(value);
+    // An array's value: its elements ("${a[@]}"), or its first one ($a).
+    std::vector<std::string_view> pieces;
+    bool array = value.find('\0') != std::string_view::npos || (all_elements && value.empty());
+    for (std::size_t at = 0; at < value.size();) {
+      std::size_t end = array ? value.find('\0', at) : value.size();
+      pieces.push_back(value.substr(at, end - at));
+      at = end + 1;
+      if (!all_elements) break;
     }
-    if (replaced.empty()) continue;
+    for (std::string_view piece : pieces) {
+      if (!(word.flags & shell::kUnquotedExpansion)) {
+        add(piece);
+        continue;
+      }
+      std::size_t i = 0;
+      while (i < piece.size()) {
+        while (i < piece.size() && (piece[i] == ' ' || piece[i] == '\t' || piece[i] == '\n')) ++i;
+        std::size_t start = i;
+        while (i < piece.size() && piece[i] != ' ' && piece[i] != '\t' && piece[i] != '\n') ++i;
+        if (i > start) add(piece.substr(start, i - start));
+      }
+    }
+    // Nothing left ($X empty and unquoted, an empty array): the next word is
+    // the command. A quoted empty "$X" stays a command that is not found.
+    bool vanishes = (word.flags & shell::kUnquotedExpansion) || all_elements;
+    if (replaced.empty() && !vanishes) continue;
     replaced.insert(replaced.end(), args.begin() + 1, args.end());
+    if (replaced.empty()) continue;
     std::string_view saved = active_replace_;
     Resolve(replaced, ctx);
     active_replace_ = saved;

@@ -278,9 +278,30 @@ INSTANTIATE_TEST_SUITE_P(KnownPrograms, Families, ::testing::Values(
     U("x=ls & $x"), U("x=ls; read x; $x"), U("x=ls; x=$(cat f); $x"), U("x=ls; x+=y; $x"),
     U("x=ls; for x in $(f); do $x; done"), U("x=ls; declare -l x; $x"),
     U("x=ls; . ./env.sh; $x"), U("x=ls; $x; read x"), U("IFS=s; x='awsxs3'; $x"),
-    U("x='a*'; $x"), U("x=(aws); $x"), U("x=ls; ${x:=y}; $x"), U("x=ls cmd; $x"),
+    U("x='a*'; $x"), L("x=(aws); $x", "aws"), U("x=ls; ${x:=y}; $x"), U("x=ls cmd; $x"),
     U("x=ls; printf -v x aws; $x"), U("for i in 1 2; do $x; x=ls; done"),
     L("x=ls; for x in aws; do :; done; $x", "aws")));
+
+// An argument vector in an array of literal words: its elements are the
+// command, so data in it is data. Bash agrees (check_against_bash).
+INSTANTIATE_TEST_SUITE_P(KnownArrays, Families, ::testing::Values(
+    N("cmd=(echo aws s3 ls); \"${cmd[@]}\""), N("cmd=(echo aws); ${cmd[@]}"),
+    N("args=(grep -r aws .); \"${args[@]}\""), N("c=(\"echo\" 'aws s3'); \"${c[@]}\" x"),
+    N("c=(echo); \"${c[@]}\" aws"), N("c=(echo aws); $c"), N("c=(); \"${c[@]}\""),
+    L("c=(aws s3 ls); \"${c[@]}\"", "aws"), L("c=(aws); $c s3", "aws"),
+    L("c=(env aws); \"${c[@]}\"", "aws"), L("c=(git push --force); \"${c[@]}\"", "git push --force"),
+    L("c=(git push); \"${c[@]}\" --force", "git push --force"), L("c=(); \"${c[@]}\" aws", "aws"),
+    L("c=(echo); c=(aws); \"${c[@]}\"", "aws"), L("c=(\"aws s3\" ls); ${c[@]}", "aws"),
+    L("c=(echo); eval 'c=(aws)'; \"${c[@]}\"", "aws"),
+    U("c=(*.sh); \"${c[@]}\""), U("c=(echo $x); \"${c[@]}\""), U("c=(echo hi); c[0]=aws; \"${c[@]}\""),
+    U("c=(echo); c+=(aws); \"${c[@]}\""), U("c=(echo); read -a c; \"${c[@]}\""),
+    U("c=([0]=aws); \"${c[@]}\""), U("c=(echo {aws,x}); \"${c[@]}\""), U("c=(echo); \"${c[@]}\"; c=(aws)"),
+    U("IFS=x; c=(echoxaws); ${c[@]}"), L("PATH=(/x); aws", "aws")));
+
+// An empty unquoted expansion vanishes: the next word is the command.
+INSTANTIATE_TEST_SUITE_P(VanishingWords, Families, ::testing::Values(
+    L("X=; $X aws s3 ls", "aws"), L("X=' '; $X aws s3", "aws"), N("X=; $X ls"),
+    N("X=; \"$X\" aws s3 ls")));
 
 INSTANTIATE_TEST_SUITE_P(FunctionsRunningArguments, Families, ::testing::Values(
     N("f(){ \"$@\"; }; f ls"), N("f(){ \"$@\"; }; f echo aws"),

@@ -10,6 +10,11 @@
 
 namespace corral::policy::shell {
 
+namespace {
+// Past this much element text an array's elements are not kept (unknown).
+constexpr std::size_t kMaxArrayText = 64 * 1024;
+}  // namespace
+
 void ParseExpansions(std::string_view text, const Origin& origin, Visitor& visitor,
                      ParseState& state, int depth) {
   Parser(text, origin, visitor, state, depth).RunExpansions();
@@ -142,6 +147,8 @@ void Parser::ScanParameter(Word& word, bool in_double_quotes) {
       visitor_.OnParameterOperator(assigned, 'P', begin, end);
     }
   }
+  // ${NAME[@]}: every element of an array, as words.
+  if (k > name_begin && src_.substr(k, 4) == "[@]}") name = src_.substr(name_begin, k - name_begin + 3);
   // ${a['$(cmd)']}: the subscript is evaluated, quotes and all.
   const std::size_t subscript = k < end_ && src_[k] == '[' && k > name_begin ? k : end_;
   bool in_subscript = false;
@@ -342,6 +349,10 @@ void Parser::ScanGroup(Word& word) {
 void Parser::ScanArrayAssignment(Word& word) {
   word.flags |= kArray;
   ++pos_;  // (
+  // The elements follow the '=' in the word's text, each ended by a NUL (no
+  // shell word holds one), when every one is literal (kListArray).
+  std::string elements;
+  bool listed = true;
   while (!state_.aborted()) {
     SkipBlanks();
     SkipComment();
@@ -352,6 +363,10 @@ void Parser::ScanArrayAssignment(Word& word) {
     }
     if (Peek() == ')') {
       ++pos_;
+      if (listed && word.literal() && elements.size() <= kMaxArrayText) {
+        word.text += elements;
+        word.flags |= kListArray;
+      }
       return;
     }
     Word element;
@@ -360,6 +375,10 @@ void Parser::ScanArrayAssignment(Word& word) {
       ++pos_;
     }
     word.flags |= element.flags & (kExpansion | kUnquotedExpansion);
+    // A pattern, a brace or a tilde ([key]=value too) makes the elements
+    // known only when it runs.
+    if (!element.literal()) listed = false;
+    if (elements.size() <= kMaxArrayText) elements += element.text + '\0';
   }
 }
 

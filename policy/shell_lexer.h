@@ -27,6 +27,7 @@ enum WordFlag : std::uint32_t {
   kAssignment = 1u << 6,         // NAME=..., NAME+=..., NAME[...]=...
   kProcessSubst = 1u << 7,       // <(...) or >(...)
   kArray = 1u << 8,              // NAME=(...): the value is not the text
+  kListArray = 1u << 9,          // ... of literal elements, each after the '=' ended by a NUL
 };
 
 // One word after quote removal. Escape sequences of $'...' are decoded.

@@ -302,8 +302,13 @@ void Walker::RecordAssignment(const Arg& word, const Ctx& ctx, bool persists) {
     }
   }
 
+  // An array's value is its elements, each ended by a NUL (the parser's
+  // form); kept for names that are only data.
+  bool special = base == "PATH" || base == "IFS" || base == "SHELL" || base.starts_with("BASH") ||
+                 base.starts_with("GIT_") || IsCodeVariable(base) || IsScriptShellVariable(base);
   if (!word.literal() || value.find(kExpansionMark) != std::string_view::npos || append ||
-      bracket != std::string_view::npos || (word.flags & shell::kArray)) {
+      bracket != std::string_view::npos ||
+      ((word.flags & shell::kArray) && (special || !(word.flags & shell::kListArray)))) {
     vars_.MarkUnknown(base);
     return;
   }

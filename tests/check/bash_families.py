@@ -256,6 +256,12 @@ FAMILIES = {
         "x='a[$({C})]'; echo ${!x}",
         "x='a[$({C})]' bash -c '((x))'",
     ],
+    # Issue 30: argument vectors in arrays, and words that vanish.
+    "argument-arrays": [
+        "c=({P}); \"${c[@]}\"", "c=({P}); ${c[@]}", "c=({P}); $c", "c=(env {P}); \"${c[@]}\"",
+        "c=(); \"${c[@]}\" {P}", "c=(echo); c=({P}); \"${c[@]}\"", "c=(echo); eval 'c=({P})'; \"${c[@]}\"",
+        "X=; $X {P}", "X=' '; $X {P}", "c=(echo); c[0]={P}; \"${c[@]}\"", "c=(echo); c+=({P}); ${c[@]:1}",
+    ],
     "nul-in-ansi-c": [
         "$'aws\\0x' s3", "a$'\\0'ws", "$'aw\\x00z's", "$'aw\\c@z's", "x=$'aws\\0y'; $x",
         "$'\\x61ws\\0' s3", "$'aw\\u0000zz's ls",
@@ -319,6 +325,16 @@ HARMLESS = {
         "x=ls; (cd /; $x)",
         "x=ls; $x | wc -l",
         "x=ls; f(){ $x; }; f",
+    ],
+    "argument-arrays": [
+        "cmd=(echo aws s3 ls); \"${cmd[@]}\"",
+        "cmd=(echo kubectl get pods); ${cmd[@]}",
+        "args=(grep -c aws file.txt); \"${args[@]}\"",
+        "c=(printf '%s\\n' 'aws s3 ls'); \"${c[@]}\"",
+        "c=(echo); \"${c[@]}\" aws",
+        "c=(echo aws); $c",
+        "X=; \"$X\" aws s3 ls 2>/dev/null || true",
+        "X=; $X echo aws",
     ],
     "function-runs-arguments": [
         "f(){ \"$@\"; }; f ls",
