@@ -69,6 +69,11 @@ class FakeOracle {
         line.append(buffer, static_cast<std::size_t>(n));
       }
       auto request = nlohmann::json::parse(line, nullptr, false);
+      {
+        // Kept before the answer: the exec it decides may be the test's last.
+        std::lock_guard lock(mu_);
+        requests_.push_back(request);
+      }
       nlohmann::json reply =
           request.contains("ask")
               ? nlohmann::json{{"v", 1}, {"watching", watching_}}
@@ -76,8 +81,6 @@ class FakeOracle {
       std::string text = reply.dump() + "\n";
       ::send(client, text.data(), text.size(), MSG_NOSIGNAL);
       ::close(client);
-      std::lock_guard lock(mu_);
-      requests_.push_back(request);
     }
   }
 
