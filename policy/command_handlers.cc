@@ -243,6 +243,10 @@ void Walker::Dispatch(std::string_view name, std::span<const Arg> args, const Ct
       if (!frames_.empty() && frames_.back().mode == Frame::Mode::kBound) {
         frames_.back().mode = Frame::Mode::kUnknown;
       }
+      if (frames_.empty()) {
+        top_positional_.known = false;
+        positional_rewritten_ = true;
+      }
       return;
     case Kind::kLocate: return RecordLocate(args);
     case Kind::kAt:
@@ -322,6 +326,7 @@ void Walker::HandleShell(std::string_view name, std::span<const Arg> args, const
   bool interactive = false;
   bool login = false;
   bool norc = false;
+  bool noexec = false;  // -n, -o noexec: reads the commands, runs none
   const Arg* rcfile = nullptr;
   std::size_t i = 1;
   while (i < args.size()) {
@@ -346,7 +351,11 @@ void Walker::HandleShell(std::string_view name, std::span<const Arg> args, const
         if (c == 's') from_stdin = true;
         if (c == 'i' && t[0] == '-') interactive = true;
         if (c == 'l' && t[0] == '-') login = true;
-        if (c == 'o' || c == 'O') ++extra;
+        if (c == 'n') noexec = t[0] == '-';
+        if (c == 'o' || c == 'O') {
+          ++extra;
+          if (c == 'o' && i + extra < args.size() && args[i + extra].text == "noexec") noexec = t[0] == '-';
+        }
       }
       i += 1 + extra;
       continue;
@@ -364,6 +373,9 @@ void Walker::HandleShell(std::string_view name, std::span<const Arg> args, const
       RunStartupFile(file, args[0], ctx);
     }
   }
+  // A shell that is not interactive ignores nothing of -n: `bash -n FILE`
+  // and `bash -n -c CODE` check the syntax and run no command.
+  if (noexec && !interactive) return;
   if (code) {
     Danger(DangerousMatch{std::string(kShellString), std::string(name) + " -c runs a string as shell code"});
     if (i >= args.size()) {

@@ -475,8 +475,8 @@ void Walker::HandleNameWriters(std::string_view name, std::span<const Arg> args,
 }
 
 void Walker::HandleSet(std::span<const Arg> args, const Ctx& ctx) {
-  (void)ctx;
   bool positional = false;
+  std::size_t at = args.size();
   for (std::size_t i = 1; i < args.size(); ++i) {
     std::string_view t = args[i].text;
     bool bundle = t.size() > 1 && (t[0] == '-' || t[0] == '+') && t != "--";
@@ -490,15 +490,34 @@ void Walker::HandleSet(std::span<const Arg> args, const Ctx& ctx) {
       if (t.find('H') != std::string_view::npos && t[0] == '-') history_expansion_ = true;
       continue;
     }
-    if (t == "--" || (!t.empty() && t[0] != '-' && t[0] != '+')) {
+    if (t == "--" || (!t.empty() && t[0] != '-' && t[0] != '+') || !args[i].literal()) {
       positional = true;
+      at = i;
       break;
     }
     if (t.size() > 1 && t[0] == '-' && t.find('H') != std::string_view::npos) {
       history_expansion_ = true;
     }
   }
-  if (positional && !frames_.empty()) frames_.back().mode = Frame::Mode::kUnknown;
+  if (!positional) return;
+  if (!frames_.empty()) {
+    frames_.back().mode = Frame::Mode::kUnknown;
+    return;
+  }
+  // The line's own parameters: known when every word is literal and this
+  // set runs at the top level; otherwise no use of them anywhere is.
+  std::size_t first = at + (args[at].text == "--" ? 1 : 0);
+  bool literal = std::all_of(args.begin() + static_cast<std::ptrdiff_t>(first), args.end(),
+                             [](const Arg& arg) { return arg.literal(); });
+  if (literal && ctx.command->top_level && !ctx.command->in_function && !in_definition_) {
+    top_positional_.known = true;
+    top_positional_.params.clear();
+    for (std::size_t i = first; i < args.size(); ++i) top_positional_.params.emplace_back(args[i].text);
+    top_positional_.pipeline = ctx.command->pipeline_id;
+  } else {
+    top_positional_.known = false;
+    positional_rewritten_ = true;
+  }
 }
 
 }  // namespace corral::policy

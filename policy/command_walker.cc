@@ -278,6 +278,11 @@ bool Walker::Charge(std::size_t bytes) {
 }
 
 void Walker::Finish() {
+  if (positional_used_ && positional_rewritten_) {
+    Arg where;
+    std::tie(where.begin, where.end) = *positional_used_;
+    Undetermined("\"$@\" in command position: the parameters are set again elsewhere in the line", &where);
+  }
   for (const PendingVariable& pending : pending_variables_) {
     const VariableFacts* facts = vars_.Find(pending.name);
     if (facts != nullptr && !facts->unknown && facts->values.size() == pending.values &&

@@ -82,6 +82,9 @@ class Walker final : public shell::Visitor {
   bool ExpandPositional(const shell::Word& word, const Arg& arg, const Ctx& ctx,
                         std::vector<Arg>* args);
   const Frame* CurrentFrame() const;
+  // The line's top-level parameters as a frame, when they are known where
+  // `ctx`'s command runs.
+  bool TopLevelFrame(const Ctx& ctx, Frame* frame) const;
   void CallFunction(const FunctionDef& function, std::span<const Arg> args, const Ctx& ctx);
   void RecordWrites(std::span<const Arg> args, const Ctx& ctx);
   std::optional<std::string> OutputOf(std::span<const Arg> args, const Ctx& ctx) const;
@@ -206,6 +209,17 @@ class Walker final : public shell::Visitor {
     std::size_t end = 0;
   };
   std::vector<PendingVariable> pending_variables_;
+  // The line's own positional parameters, from `set -- WORDS` run at its
+  // top level (the text given to bash -c has none until then).
+  struct TopPositional {
+    bool known = false;
+    std::vector<std::string> params;
+    std::uint32_t pipeline = 0;  // of the set that gave them
+  };
+  TopPositional top_positional_;
+  bool positional_rewritten_ = false;  // set -- or shift somewhere else (a branch, a loop)
+  // Where known top-level parameters were used (begin, end).
+  std::optional<std::pair<std::size_t, std::size_t>> positional_used_;
   WrittenFiles files_;
   struct Located {  // which aws, command -v aws: the path of a listed program
     std::size_t begin = 0;

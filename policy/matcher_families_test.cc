@@ -298,6 +298,23 @@ INSTANTIATE_TEST_SUITE_P(KnownArrays, Families, ::testing::Values(
     U("c=([0]=aws); \"${c[@]}\""), U("c=(echo {aws,x}); \"${c[@]}\""), U("c=(echo); \"${c[@]}\"; c=(aws)"),
     U("IFS=x; c=(echoxaws); ${c[@]}"), L("PATH=(/x); aws", "aws")));
 
+// A shell asked to read commands without running them (-n) runs none,
+// unless it is interactive (which ignores -n).
+INSTANTIATE_TEST_SUITE_P(ShellsThatRunNothing, Families, ::testing::Values(
+    N("bash -n -c 'aws s3 ls'"), N("sh -n deploy.sh"), N("bash -o noexec -c aws"), N("bash -nc aws"),
+    N("bash -n <<< 'kubectl apply'"), L("bash -n -i -c aws", "aws"), L("bash -n +n -c aws", "aws"),
+    L("bash +o noexec -c aws", "aws"), L("bash -c 'aws' -n", "aws")));
+
+// The line's own parameters, set at its top level with literal words.
+INSTANTIATE_TEST_SUITE_P(TopLevelParameters, Families, ::testing::Values(
+    N("set -- echo aws; \"$@\""), N("set -- echo; \"$@\" aws"), N("set -- echo aws; \"$*\""),
+    N("set -e -- echo aws; \"$@\""), N("set -- echo aws && \"$@\""), N("set --; \"$@\" ls"),
+    L("set -- aws s3; \"$@\"", "aws"), L("set -- aws; $1 s3", "aws"), L("set -- echo; set -- aws; \"$@\"", "aws"),
+    L("set -- echo; f(){ \"$@\"; }; f aws", "aws"), L("set --; \"$@\" aws", "aws"),
+    U("\"$@\""), U("set -- echo | true; \"$@\""), U("(set -- echo); \"$@\""), U("set -- echo & \"$@\""),
+    U("if true; then set -- aws; fi; set -- echo; \"$@\""), U("set -- echo; for i in 1; do \"$@\"; set -- aws; done"),
+    U("set -- echo aws; shift; \"$@\""), U("set -- $x; \"$@\""), U("set -- echo; . ./x; \"$@\"")));
+
 // An empty unquoted expansion vanishes: the next word is the command.
 INSTANTIATE_TEST_SUITE_P(VanishingWords, Families, ::testing::Values(
     L("X=; $X aws s3 ls", "aws"), L("X=' '; $X aws s3", "aws"), N("X=; $X ls"),

@@ -99,11 +99,29 @@ const Frame* Walker::CurrentFrame() const {
   return frames_.empty() ? nullptr : &frames_.back();
 }
 
+bool Walker::TopLevelFrame(const Ctx& ctx, Frame* frame) const {
+  // Like X=ls; $X: the set ran alone at the top level, in an earlier
+  // pipeline of the shell itself (not one of several commands, not with &).
+  const TopPositional& top = top_positional_;
+  if (!top.known || vars_.all_unknown() || top.pipeline == ctx.command->pipeline_id ||
+      state_.InSubshell(top.pipeline)) {
+    return false;
+  }
+  frame->mode = Frame::Mode::kBound;
+  frame->params.assign(top.params.begin(), top.params.end());
+  return true;
+}
+
 bool Walker::ExpandPositional(const shell::Word& word, const Arg& arg, const Ctx& ctx,
                               std::vector<Arg>* args) {
   // "$@", $1, "$*" where the parameters are known: a function's arguments,
-  // bash -c's operands. Unknown ones stay unknown words.
+  // bash -c's operands, the line's own `set --`. Unknown ones stay unknown words.
   const Frame* frame = CurrentFrame();
+  Frame top;
+  if (frame == nullptr && TopLevelFrame(ctx, &top)) {
+    frame = &top;
+    if (!positional_used_) positional_used_.emplace(arg.begin, arg.end);
+  }
   if (frame == nullptr || frame->mode == Frame::Mode::kUnknown) return false;
   const bool quoted = !(word.flags & shell::kUnquotedExpansion);
   const std::string_view var = word.var;

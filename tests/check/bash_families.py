@@ -260,6 +260,8 @@ FAMILIES = {
     "argument-arrays": [
         "c=({P}); \"${c[@]}\"", "c=({P}); ${c[@]}", "c=({P}); $c", "c=(env {P}); \"${c[@]}\"",
         "c=(); \"${c[@]}\" {P}", "c=(echo); c=({P}); \"${c[@]}\"", "c=(echo); eval 'c=({P})'; \"${c[@]}\"",
+        "set -- {P}; \"$@\"", "set -- echo; set -- {P}; \"$@\"", "set -- {P} s3; $1 ls", "set --; \"$@\" {P}",
+        "bash -n +n -c '{C}'", "bash -c '{C}' -n", "bash +o noexec -c '{C}'",
         "X=; $X {P}", "X=' '; $X {P}", "c=(echo); c[0]={P}; \"${c[@]}\"", "c=(echo); c+=({P}); ${c[@]:1}",
     ],
     "nul-in-ansi-c": [
@@ -335,6 +337,12 @@ HARMLESS = {
         "c=(echo aws); $c",
         "X=; \"$X\" aws s3 ls 2>/dev/null || true",
         "X=; $X echo aws",
+        "set -- echo aws s3 ls; \"$@\"",
+        "set -e -- printf '%s\\n' kubectl; \"$@\"",
+        "bash -n -c 'aws s3 ls'",
+        "sh -n -c 'kubectl get pods'",
+        "bash -o noexec -c aws",
+        "printf 'aws s3 ls\\n' > d.sh; bash -n d.sh",
     ],
     "function-runs-arguments": [
         "f(){ \"$@\"; }; f ls",
