@@ -62,6 +62,9 @@ class Walker final : public shell::Visitor {
 
   void Resolve(std::span<const Arg> args, const Ctx& ctx);
   void ResolveOne(std::span<const Arg> args, const Ctx& ctx);
+  // /dev/fd/N, /dev/stdin, /proc/self/fd/N as the program: the file this
+  // command's redirection opened there. True when it was one of those.
+  bool ResolveDescriptorProgram(std::span<const Arg> args, const Ctx& ctx);
   void Dispatch(std::string_view name, std::span<const Arg> args, const Ctx& ctx);
   bool CommandName(const Arg& word, const Ctx& ctx, std::string_view* name, bool* known_variable);
   void CheckList(std::string_view name, std::span<const Arg> args, bool force_push);

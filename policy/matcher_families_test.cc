@@ -315,6 +315,16 @@ INSTANTIATE_TEST_SUITE_P(TopLevelParameters, Families, ::testing::Values(
     U("if true; then set -- aws; fi; set -- echo; \"$@\""), U("set -- echo; for i in 1; do \"$@\"; set -- aws; done"),
     U("set -- echo aws; shift; \"$@\""), U("set -- $x; \"$@\""), U("set -- echo; . ./x; \"$@\"")));
 
+// A descriptor's file as the program: the file this command's redirection
+// opened there, or unknown.
+INSTANTIATE_TEST_SUITE_P(DescriptorPrograms, Families, ::testing::Values(
+    L("/dev/fd/3 s3 ls 3</usr/bin/aws", "aws"), L("/dev/stdin s3 < /usr/local/bin/aws", "aws"),
+    L("/proc/./self//fd/3 3</usr/bin/aws", "aws"), L("env /dev/fd/3 3</usr/bin/aws", "aws"),
+    L("/proc/thread-self/fd/4 4<>/usr/bin/aws 3<x", "aws"), N("/dev/fd/3 3<notes.txt"),
+    N("cat /dev/fd/3 3</usr/bin/aws"), N("diff /dev/stdin x < /usr/bin/aws"), U("/dev/fd/3"),
+    U("exec 3</usr/bin/aws; /dev/fd/3 s3"), U("/dev/stdin <<< x"), U("/dev/fd/3 3<&0"),
+    U("/dev/fd/3 3<$f")));
+
 // An empty unquoted expansion vanishes: the next word is the command.
 INSTANTIATE_TEST_SUITE_P(VanishingWords, Families, ::testing::Values(
     L("X=; $X aws s3 ls", "aws"), L("X=' '; $X aws s3", "aws"), N("X=; $X ls"),

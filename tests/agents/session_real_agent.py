@@ -11,6 +11,8 @@ model.test:PORT is allowed, so the box reaches the model through the
 session's proxy and nothing else. The model's four steps: write NOTES.md,
 `aws s3 ls`, fetch http://other.test/, `git push --force`. The test reads the
 tool results the agent sent back, the project on the host and `corral inbox`;
+next, three detours to the stand-in `aws` (/dev/fd/3, a link to
+/proc/self/fd/3, a #! line naming it) are refused and the agent goes on;
 then, with somebody watching (heartbeat), `aws` (a stand-in in the project)
 runs.
 """
@@ -234,6 +236,46 @@ def unattended(session):
     return True
 
 
+# Issue 30: the scripted model asks for the stand-in `aws` by routes its
+# command's text hides: /dev/fd/3 (the shell front reads the redirection and
+# refuses it), a link to /proc/self/fd/3 and a script whose #! line names the
+# stand-in, written by an earlier step (the exec check refuses these as the
+# kernel is asked to start the file).
+DETOURS = [
+    ("/dev/fd/3", '/dev/fd/3 s3 ls 3<.stand-in/aws; echo "exit $?"'),
+    ("a link to /proc/self/fd/3",
+     'ln -sf /proc/self/fd/3 fd-link; ./fd-link s3 ls 3<.stand-in/aws; echo "exit $?"'),
+    ("a #! line", 'chmod +x via-shebang; ./via-shebang s3 ls; echo "exit $?"'),
+]
+
+
+def detours(session):
+    """Nobody watching: each detour is refused, the agent reads why and goes on."""
+    agent = session.agent
+    refusals_before = [i for i in session.inbox() if i.get("kind") == "command"]
+    steps = [sm.shell_step(DETOURS[0][1]), sm.shell_step(DETOURS[1][1]),
+             sm.write_step("via-shebang", f"#!{session.proj}/.stand-in/aws\n"),
+             sm.shell_step(DETOURS[2][1]), sm.write_step("AFTER.md", "went on\n")]
+    model, r, seconds = session.run_agent(steps, timeout=900)
+    check(r.returncode == 0 and sm.FINAL_TEXT in r.stdout,
+          f"{agent}: the detours session ran to its final answer and exited 0 ({seconds:.1f} s)",
+          f"exit {r.returncode}: {r.stdout[-600:]} {r.stderr[-800:]}")
+    results = session.results(model)
+    for number, (route, _) in zip((0, 1, 3), DETOURS):
+        text = results.get(number, "")
+        check("aws stand-in ran" not in text
+              and ("ermission denied" in text or "corral blocked this" in text),
+              f"{agent}: nobody watching, the stand-in started through {route} is refused, "
+              "and the agent got the reason", text[-400:])
+    check((session.proj / "AFTER.md").exists(),
+          f"{agent}: the agent went on after the refusals (its next step ran)")
+    refusals = [i for i in session.inbox() if i.get("kind") == "command"]
+    new = refusals[len(refusals_before):] if refusals[:len(refusals_before)] == refusals_before \
+        else [i for i in refusals if i not in refusals_before]
+    check(len(new) == len(DETOURS) and all(i.get("entry") == "aws" for i in new),
+          f"{agent}: `corral inbox` has one `aws` refusal per detour", json.dumps(new)[:900])
+
+
 def watched(session):
     agent = session.agent
     run([CORRAL, "presence", "ping"], env=session.env)
@@ -279,6 +321,7 @@ def main():
         session = Session(agent)
         try:
             if unattended(session):
+                detours(session)
                 watched(session)
         finally:
             shutil.rmtree(session.work, ignore_errors=True)
