@@ -112,4 +112,39 @@ std::string PrintfOutput(std::string_view format, std::span<const std::string_vi
   return out;
 }
 
+// The descriptor a path names in the process that runs it: /dev/fd/N,
+// /dev/stdin (0), /dev/stdout, /dev/stderr, /proc/self/fd/N,
+// /proc/thread-self/fd/N, however written (/proc/./self//fd/N).
+std::optional<int> DescriptorPath(std::string_view path) {
+  if (!path.starts_with('/')) return std::nullopt;
+  std::vector<std::string_view> parts;
+  for (std::size_t at = 0; at < path.size();) {
+    std::size_t slash = path.find('/', at);
+    if (slash == std::string_view::npos) slash = path.size();
+    std::string_view part = path.substr(at, slash - at);
+    if (!part.empty() && part != ".") parts.push_back(part);
+    at = slash + 1;
+  }
+  auto number = [](std::string_view text) -> std::optional<int> {
+    if (text.empty() || text.size() > 4) return std::nullopt;
+    int value = 0;
+    for (char c : text) {
+      if (c < '0' || c > '9') return std::nullopt;
+      value = value * 10 + (c - '0');
+    }
+    return value;
+  };
+  if (parts.size() == 2 && parts[0] == "dev") {
+    if (parts[1] == "stdin") return 0;
+    if (parts[1] == "stdout") return 1;
+    if (parts[1] == "stderr") return 2;
+  }
+  if (parts.size() == 3 && parts[0] == "dev" && parts[1] == "fd") return number(parts[2]);
+  if (parts.size() == 4 && parts[0] == "proc" && (parts[1] == "self" || parts[1] == "thread-self") &&
+      parts[2] == "fd") {
+    return number(parts[3]);
+  }
+  return std::nullopt;
+}
+
 }  // namespace corral::policy

@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <optional>
 #include <vector>
 
 #include "policy/shell_parser.h"
@@ -57,5 +58,10 @@ const shell::Redirect* StdinRedirect(const shell::SimpleCommand& command);
 // Splits env -S text (and git alias values) into words: blanks separate,
 // quotes group, a backslash escapes.
 std::vector<std::string> SplitEnvString(std::string_view text);
+
+// The descriptor a path names in the process that runs it: /dev/fd/N,
+// /dev/stdin (0), /dev/stdout, /dev/stderr, /proc/self/fd/N,
+// /proc/thread-self/fd/N, however written (/proc/./self//fd/N).
+std::optional<int> DescriptorPath(std::string_view path);
 
 }  // namespace corral::policy

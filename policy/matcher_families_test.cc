@@ -323,7 +323,8 @@ INSTANTIATE_TEST_SUITE_P(DescriptorPrograms, Families, ::testing::Values(
     L("/proc/thread-self/fd/4 4<>/usr/bin/aws 3<x", "aws"), N("/dev/fd/3 3<notes.txt"),
     N("cat /dev/fd/3 3</usr/bin/aws"), N("diff /dev/stdin x < /usr/bin/aws"), U("/dev/fd/3"),
     U("exec 3</usr/bin/aws; /dev/fd/3 s3"), U("/dev/stdin <<< x"), U("/dev/fd/3 3<&0"),
-    U("/dev/fd/3 3<$f")));
+    U("/dev/fd/3 3<$f"), U("ln -sf /proc/self/fd/3 x; ./x s3 3</usr/bin/aws"),
+    U("ln -s /dev/stdin x; ./x < /usr/bin/aws"), N("ln -s /proc/self/fd/3 x; cat x 3<notes.txt")));
 
 // An empty unquoted expansion vanishes: the next word is the command.
 INSTANTIATE_TEST_SUITE_P(VanishingWords, Families, ::testing::Values(

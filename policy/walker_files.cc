@@ -200,7 +200,8 @@ void Walker::RecordCopy(std::string_view name, std::span<const Arg> args) {
     if (listed != nullptr) {
       files_.Write(path, WrittenFile::Kind::kListedCopy, "", false,
                    static_cast<std::size_t>(listed - &list_.entry(0)));
-    } else if (!source->literal()) {
+    } else if (!source->literal() || DescriptorPath(source->text)) {
+      // A link to /proc/self/fd/N names whatever the process running it holds there.
       files_.Write(path, WrittenFile::Kind::kUnknownCopy, "", false);
     } else if (const WrittenFile* file = files_.Find(source->text, true);
                file != nullptr && Charge(file->content.size())) {

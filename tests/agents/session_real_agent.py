@@ -11,8 +11,9 @@ model.test:PORT is allowed, so the box reaches the model through the
 session's proxy and nothing else. The model's four steps: write NOTES.md,
 `aws s3 ls`, fetch http://other.test/, `git push --force`. The test reads the
 tool results the agent sent back, the project on the host and `corral inbox`;
-next, three detours to the stand-in `aws` (/dev/fd/3, a link to
-/proc/self/fd/3, a #! line naming it) are refused and the agent goes on;
+next, three detours to the stand-in `aws` in scripts an earlier step wrote
+(/dev/fd/3, a link to /proc/self/fd/3, a #! line naming it) are refused by
+the exec check and the agent goes on;
 then, with somebody watching (heartbeat), `aws` (a stand-in in the project)
 runs.
 """
@@ -236,16 +237,19 @@ def unattended(session):
     return True
 
 
-# Issue 30: the scripted model asks for the stand-in `aws` by routes its
-# command's text hides: /dev/fd/3 (the shell front reads the redirection and
-# refuses it), a link to /proc/self/fd/3 and a script whose #! line names the
-# stand-in, written by an earlier step (the exec check refuses these as the
-# kernel is asked to start the file).
+# Issue 30: the scripted model asks for the stand-in `aws` by routes whose
+# text no command line shows: scripts an earlier step wrote, which start it
+# as /dev/fd/3 and through a link to /proc/self/fd/3 (the box's sh is the
+# shell front, which reads the script and refuses it; the exec check stands
+# behind it), and a script whose #! line names it, which only the exec check
+# sees (the kernel starts the stand-in within the script's exec).
 DETOURS = [
-    ("/dev/fd/3", '/dev/fd/3 s3 ls 3<.stand-in/aws; echo "exit $?"'),
-    ("a link to /proc/self/fd/3",
-     'ln -sf /proc/self/fd/3 fd-link; ./fd-link s3 ls 3<.stand-in/aws; echo "exit $?"'),
-    ("a #! line", 'chmod +x via-shebang; ./via-shebang s3 ls; echo "exit $?"'),
+    ("/dev/fd/3", "detour-fd.sh", "/dev/fd/3 s3 ls 3<.stand-in/aws\n",
+     'sh detour-fd.sh; echo "exit $?"'),
+    ("a link to /proc/self/fd/3", "detour-link.sh",
+     "ln -sf /proc/self/fd/3 fd-link\n./fd-link s3 ls 3<.stand-in/aws\n",
+     'sh detour-link.sh; echo "exit $?"'),
+    ("a #! line", "via-shebang", None, 'chmod +x via-shebang; ./via-shebang s3 ls; echo "exit $?"'),
 ]
 
 
@@ -253,27 +257,32 @@ def detours(session):
     """Nobody watching: each detour is refused, the agent reads why and goes on."""
     agent = session.agent
     refusals_before = [i for i in session.inbox() if i.get("kind") == "command"]
-    steps = [sm.shell_step(DETOURS[0][1]), sm.shell_step(DETOURS[1][1]),
-             sm.write_step("via-shebang", f"#!{session.proj}/.stand-in/aws\n"),
-             sm.shell_step(DETOURS[2][1]), sm.write_step("AFTER.md", "went on\n")]
+    steps = []
+    for _, name, content, command in DETOURS:
+        steps.append(sm.write_step(name, content or f"#!{session.proj}/.stand-in/aws\n"))
+        steps.append(sm.shell_step(command))
+    steps.append(sm.write_step("AFTER.md", "went on\n"))
     model, r, seconds = session.run_agent(steps, timeout=900)
     check(r.returncode == 0 and sm.FINAL_TEXT in r.stdout,
           f"{agent}: the detours session ran to its final answer and exited 0 ({seconds:.1f} s)",
           f"exit {r.returncode}: {r.stdout[-600:]} {r.stderr[-800:]}")
     results = session.results(model)
-    for number, (route, _) in zip((0, 1, 3), DETOURS):
+    for number, (route, *_) in zip((1, 3, 5), DETOURS):
         text = results.get(number, "")
-        check("aws stand-in ran" not in text
-              and ("ermission denied" in text or "corral blocked this" in text),
-              f"{agent}: nobody watching, the stand-in started through {route} is refused, "
-              "and the agent got the reason", text[-400:])
+        exec_check = route == "a #! line"
+        refused = "ermission denied" in text or (not exec_check and "corral blocked this" in text)
+        check("aws stand-in ran" not in text and refused,
+              f"{agent}: nobody watching, the stand-in started through {route} is refused"
+              + (" by the exec check (EACCES)" if exec_check else "") + ", and the agent got why",
+              text[-400:])
     check((session.proj / "AFTER.md").exists(),
           f"{agent}: the agent went on after the refusals (its next step ran)")
     refusals = [i for i in session.inbox() if i.get("kind") == "command"]
-    new = refusals[len(refusals_before):] if refusals[:len(refusals_before)] == refusals_before \
-        else [i for i in refusals if i not in refusals_before]
-    check(len(new) == len(DETOURS) and all(i.get("entry") == "aws" for i in new),
-          f"{agent}: `corral inbox` has one `aws` refusal per detour", json.dumps(new)[:900])
+    new = [i for i in refusals if i not in refusals_before]
+    check(len(new) == len(DETOURS) and new[-1].get("entry") == "aws"
+          and "via-shebang" in new[-1].get("command", ""),
+          f"{agent}: `corral inbox` has one refusal per detour, the #! one as `aws`",
+          json.dumps(new)[:900])
 
 
 def watched(session):
