@@ -161,12 +161,22 @@ class Supervisor {
     // An unreadable path or argument vector fails the exec with EFAULT anyway.
     auto path = target.ReadString(call->path, PATH_MAX);
     if (!path) return false;
-    UniqueFd directory = target.OpenDirectory(call->dirfd);
-    UniqueFd cwd = call->dirfd == AT_FDCWD ? UniqueFd() : target.OpenDirectory(AT_FDCWD);
-    if (!IdValid(request.id)) return false;
-    int cwd_fd = cwd.valid() ? cwd.get() : directory.get();
-    auto file = target.Resolve(directory.get(), *path, call->flags);
-    if (!file) return false;  // nothing there to run: the exec fails by itself
+    // What a relative path starts from, opened only when one is followed
+    // (most execs name an absolute path): the exec's directory and the
+    // process's working directory (a script's, a #! interpreter's).
+    bool gone = false;
+    UniqueFd directory, cwd;
+    auto opened = [&](UniqueFd& fd, int dirfd) {
+      if (!fd.valid() && !gone) {
+        fd = target.OpenDirectory(dirfd);
+        gone = !IdValid(request.id);
+      }
+      return gone ? -1 : fd.get();
+    };
+    auto cwd_fd = [&] { return call->dirfd == AT_FDCWD ? opened(directory, AT_FDCWD) : opened(cwd, AT_FDCWD); };
+    bool relative = path->empty() || (*path)[0] != '/';
+    auto file = target.Resolve(relative ? opened(directory, call->dirfd) : -1, *path, call->flags);
+    if (!file || gone) return false;  // nothing there to run: the exec fails by itself
     list_.Refresh();
     if (IsFront(*file)) return false;
     bool truncated = false;
@@ -193,7 +203,8 @@ class Supervisor {
       argv = ShebangArgv(*shebang, exec_name, facts.argv);
       given = shebang->interpreter;
       exec_name = given;
-      file = target.Resolve(cwd_fd, given, 0);  // the kernel opens it as the process would
+      // The kernel opens it as the process would, from its working directory.
+      file = target.Resolve(given[0] == '/' ? -1 : cwd_fd(), given, 0);
       if (!file || IsFront(*file)) break;
     }
     if (!verdict) return false;
@@ -232,7 +243,8 @@ class Supervisor {
   // will, from its working directory), the file on its standard input, a
   // module, or code. An interpreter is known by its name and by what its
   // file is (a copy of python under another name is python).
-  void AddInterpreterInput(TargetProcess& target, int cwd, const ResolvedFile& program, ExecFacts& facts) {
+  void AddInterpreterInput(TargetProcess& target, const std::function<int()>& cwd, const ResolvedFile& program,
+                           ExecFacts& facts) {
     std::optional<InterpreterInput> input;
     std::string as_interpreter = list_.interpreters().Identify(program.st, Opener(program));
     for (std::string_view name : {BaseName(facts.program.given), BaseName(facts.program.resolved),
@@ -253,7 +265,7 @@ class Supervisor {
     }
     std::string script = input->script ? facts.argv[*input->script] : "/proc/self/fd/0";
     if (!input->script && !input->standard_input) return;
-    auto file = target.Resolve(cwd, script, 0);
+    auto file = target.Resolve(script[0] == '/' ? -1 : cwd(), script, 0);
     if (!file || !S_ISREG(file->st.st_mode)) return;
     std::string listed_as = list_.listed().Identify(file->st, Opener(*file));
     if (!input->script && listed_as.empty()) return;  // an ordinary program on standard input

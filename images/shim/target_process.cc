@@ -5,6 +5,8 @@
 
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -135,6 +137,24 @@ void PushComponents(std::deque<std::string>& parts, std::string_view path) {
   parts.insert(parts.begin(), split.begin(), split.end());
 }
 
+// The kernel's own walk, in one call, where it gives the same answer as the
+// walk below: from the process's root (absolute) or beneath `directory`
+// (relative), through no /proc link. -1 with errno ELOOP or EXDEV (a /proc
+// link or "self" could be on the way: /proc's links read here name this
+// process), ENOSYS: walk by hand.
+int OpenFast(int root, int directory, const std::string& path, int flags) {
+  open_how how{};
+  how.flags = O_PATH | O_CLOEXEC | ((flags & AT_SYMLINK_NOFOLLOW) ? O_NOFOLLOW : 0);
+  bool absolute = path[0] == '/';
+  how.resolve = RESOLVE_NO_MAGICLINKS | (absolute ? RESOLVE_IN_ROOT : RESOLVE_BENEATH);
+  // "self" is an ordinary link that /proc makes per reader: never read here.
+  if (path.find("self") != std::string::npos) {
+    errno = ELOOP;
+    return -1;
+  }
+  return static_cast<int>(::syscall(SYS_openat2, absolute ? root : directory, path.c_str(), &how, sizeof how));
+}
+
 }  // namespace
 
 std::optional<ResolvedFile> TargetProcess::Resolve(int directory, const std::string& path,
@@ -145,7 +165,20 @@ std::optional<ResolvedFile> TargetProcess::Resolve(int directory, const std::str
     if (!(flags & AT_EMPTY_PATH)) return std::nullopt;  // ENOENT
     file.fd.Reset(::fcntl(directory, F_DUPFD_CLOEXEC, 0));  // fexecve: the descriptor is the file
   } else {
-    UniqueFd root(::open((proc + "/root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    UniqueFd root;
+    if (path[0] == '/') {
+      root.Reset(::open((proc + "/root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+      if (!root.valid()) return std::nullopt;
+    }
+    file.fd.Reset(OpenFast(root.get(), directory, path, flags));
+    if (file.fd.valid()) {
+      if (::fstat(file.fd.get(), &file.st) != 0 || S_ISLNK(file.st.st_mode)) return std::nullopt;  // ELOOP
+      if (path.back() == '/' && !S_ISDIR(file.st.st_mode)) return std::nullopt;
+      file.path = ReadLink("/proc/self/fd/" + std::to_string(file.fd.get()));
+      return file;
+    }
+    if (errno != ELOOP && errno != EXDEV && errno != ENOSYS && errno != EPERM) return std::nullopt;
+    if (!root.valid()) root.Reset(::open((proc + "/root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
     struct stat root_st {};
     if (!root.valid() || ::fstat(root.get(), &root_st) != 0) return std::nullopt;
     UniqueFd at(::fcntl(path[0] == '/' ? root.get() : directory, F_DUPFD_CLOEXEC, 0));
