@@ -1,6 +1,7 @@
 // corral's foundation: error values, owned file descriptors (and writing
 // all of a buffer to one), listening unix sockets, logging, times as text,
-// starting programs with nothing of ours open in them.
+// starting programs with nothing of ours open in them, vectors whose buffers
+// are kept for the next one.
 // The one public header of base/; every other folder may include it.
 #pragma once
 
@@ -8,6 +9,7 @@
 #include "base/json_text.h"
 #include "base/log.h"
 #include "base/result.h"
+#include "base/reused_vector.h"
 #include "base/strings.h"
 #include "base/subprocess.h"
 #include "base/time_text.h"

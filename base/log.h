@@ -4,7 +4,7 @@
 // everything else calls corral::log::warn(message) and friends with the
 // message already written. The header holds no logging library: spdlog is
 // used in log.cc alone, so the files that log (and the static shim, which
-// includes this through policy.h) do not compile it.
+// includes this through policy/matcher/matcher.h) do not compile it.
 #include <string_view>
 
 namespace corral::log {

@@ -25,7 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "policy/policy.h"
+#include "policy/matcher/matcher.h"
 
 namespace {
 

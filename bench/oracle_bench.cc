@@ -35,7 +35,7 @@
 #include <thread>
 #include <vector>
 
-#include "policy/policy.h"
+#include "policy/oracle/oracle.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "policy/policy.h"
+#include "policy/matcher/matcher.h"
 
 namespace corral::fuzz {
 namespace {

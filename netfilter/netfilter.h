@@ -15,7 +15,8 @@
 #include <vector>
 
 #include "base/base.h"
-#include "policy/policy.h"
+#include "policy/config/config.h"
+#include "policy/network/network.h"
 
 namespace corral::netfilter {
 

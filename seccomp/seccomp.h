@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/base.h"
-#include "policy/policy.h"
+#include "policy/config/config.h"
 
 namespace corral::seccomp {
 

@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "images/shim/shim.h"
-#include "policy/policy.h"
+#include "policy/matcher/matcher.h"
 
 namespace corral::shim {
 namespace {

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "policy/policy.h"
+#include "policy/matcher/matcher.h"
 
 namespace corral::shim {
 

@@ -345,7 +345,7 @@ std::vector<Recipe> BuiltIn() {
   return r;
 }
 
-// The user's fields over a recipe (policy/agent_recipes.cc checked them).
+// The user's fields over a recipe (policy/config/agent_recipes.cc checked them).
 void Overlay(Recipe& recipe, const policy::AgentRecipeConfig& config) {
   const std::pair<const char*, std::string*> strings[] = {
       {"package", &recipe.package},   {"installer", &recipe.installer},

@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "launcher/autorun/autorun.h"
-#include "policy/policy.h"
+#include "policy/inbox/inbox.h"
 
 namespace corral::launcher::autorun {
 namespace {

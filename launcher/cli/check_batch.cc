@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "launcher/cli/cli.h"
+#include "policy/oracle/oracle.h"
 
 namespace corral::cli {
 namespace {

@@ -11,7 +11,8 @@
 #include <CLI/CLI.hpp>
 
 #include "base/base.h"
-#include "policy/policy.h"
+#include "policy/config/config.h"
+#include "policy/matcher/matcher.h"
 
 namespace corral::cli {
 

@@ -10,6 +10,7 @@
 #include "launcher/hold/hold.h"
 #include "launcher/config_import/config_import.h"
 #include "launcher/launcher.h"
+#include "policy/network/network.h"
 
 namespace corral::cli {
 namespace {

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "launcher/cli/cli.h"
+#include "policy/oracle/oracle.h"
 
 namespace corral::cli {
 namespace {

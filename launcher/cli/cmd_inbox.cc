@@ -6,6 +6,7 @@
 
 #include "launcher/cli/cli.h"
 #include "launcher/hold/hold.h"
+#include "policy/inbox/inbox.h"
 
 namespace corral::cli {
 namespace {

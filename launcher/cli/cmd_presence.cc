@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "launcher/cli/cli.h"
+#include "policy/presence/presence.h"
 
 namespace corral::cli {
 namespace {

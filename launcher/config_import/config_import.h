@@ -14,7 +14,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "base/base.h"
-#include "policy/policy.h"
+#include "policy/config/config.h"
 
 namespace corral::config_import {
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "launcher/config_import/config_import.h"
+#include "policy/network/network.h"
 
 namespace corral::config_import {
 namespace {

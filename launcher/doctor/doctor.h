@@ -11,7 +11,7 @@
 
 #include "launcher/engine/engine.h"
 #include "launcher/launcher.h"
-#include "policy/policy.h"
+#include "policy/config/config.h"
 
 namespace corral::launcher {
 

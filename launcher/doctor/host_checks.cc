@@ -16,6 +16,7 @@
 #include "launcher/plan/plan.h"
 #include "launcher/session/session.h"
 #include "netfilter/netfilter.h"
+#include "policy/presence/presence.h"
 
 namespace corral::launcher {
 namespace {

@@ -14,7 +14,7 @@
 
 #include "base/base.h"
 #include "launcher/launcher.h"
-#include "policy/policy.h"
+#include "policy/config/config.h"
 
 namespace corral::launcher {
 

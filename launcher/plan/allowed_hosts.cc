@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "launcher/plan/plan.h"
+#include "policy/network/network.h"
 
 namespace corral::launcher {
 namespace {

@@ -15,7 +15,7 @@
 #include "base/base.h"
 #include "launcher/autorun/autorun.h"
 #include "launcher/launcher.h"
-#include "policy/policy.h"
+#include "policy/config/config.h"
 
 namespace corral::launcher {
 

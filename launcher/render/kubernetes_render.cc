@@ -6,6 +6,7 @@
 
 #include "launcher/network_mode/network_mode.h"
 #include "launcher/render/kubernetes_parts.h"
+#include "policy/network/network.h"
 
 namespace corral::launcher::kubernetes {
 namespace {

@@ -1,5 +1,6 @@
 // The session's host services: the oracle and the proxy, writing to the record.
 #include "launcher/session/session.h"
+#include "policy/presence/presence.h"
 
 namespace corral::launcher {
 

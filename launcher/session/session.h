@@ -26,7 +26,9 @@
 #include "launcher/launcher.h"
 #include "launcher/network_mode/network_mode.h"
 #include "netfilter/netfilter.h"
-#include "policy/policy.h"
+#include "policy/config/config.h"
+#include "policy/inbox/inbox.h"
+#include "policy/oracle/oracle.h"
 
 namespace corral::launcher {
 

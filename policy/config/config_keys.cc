@@ -1,0 +1,167 @@
+// The one table that defines every configuration key: its type, default,
+// environment variable, help, and the check its values must pass. Later
+// features add rows here.
+#include <fstream>
+#include <iterator>
+
+#include "policy/config/config.h"
+#include "policy/network/network.h"
+#include "policy/matcher/matcher.h"
+
+namespace corral::policy {
+namespace {
+
+// The proxy's own rules (network_*.cc) check its lists as they are loaded.
+Result<void> HostEntry(const std::string& text) {
+  if (auto entry = ParseDomainEntry(text); !entry) return entry.error();
+  return Ok();
+}
+
+Result<void> AddressOrRange(const std::string& text) {
+  if (auto range = ParseCidr(text); !range) return range.error();
+  return Ok();
+}
+
+Result<void> HostsFile(const std::string& path) {
+  if (path.empty()) return Ok();
+  if (auto table = ReadHostsFile(path); !table) {
+    return Error(table.error().message + " (fix the file, or set network.hosts_file to \"\")");
+  }
+  return Ok();
+}
+
+// The proxy checks login hosts' certificates against it (docs/logins.md): a
+// file it could not load would fail every login host at the first request.
+Result<void> CaFile(const std::string& path) {
+  if (path.empty()) return Ok();
+  std::ifstream in(path);
+  if (!in) return Error("cannot read " + path + " (a PEM file of CA certificates, or \"\" for "
+                        "the host's bundle)");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.find("-----BEGIN CERTIFICATE-----") == std::string::npos) {
+    return Error(path + " holds no PEM certificate (-----BEGIN CERTIFICATE-----)");
+  }
+  return Ok();
+}
+
+}  // namespace
+
+std::string_view OriginName(Origin origin) {
+  switch (origin) {
+    case Origin::kDefault: return "default";
+    case Origin::kFile: return "file";
+    case Origin::kEnvironment: return "environment";
+    case Origin::kFlag: return "flag";
+  }
+  return "?";
+}
+
+const std::vector<KeySpec>& Keys() {
+  using K = KeyType;
+  // The built-in list is written once, in policy/matcher/deny_list_default.cc.
+  static const std::string kDenyDefault = nlohmann::json(DefaultDenyList()).dump();
+  static const std::vector<KeySpec> kKeys = {
+      {"level", K::kEnum, R"("unattended")", "CORRAL_LEVEL",
+       "When sessions are boxed: always, unattended (headless or nobody watching), off",
+       {"always", "unattended", "off"}},
+      {"deny_unattended", K::kStringList, kDenyDefault, "CORRAL_DENY_UNATTENDED",
+       "Commands refused while nobody is watching, one per entry (env: comma-separated)", {}},
+      {"undetermined", K::kEnum, R"("deny")", "CORRAL_UNDETERMINED",
+       "A command whose program cannot be known before it runs: deny or allow (while unattended)",
+       {"deny", "allow"}},
+      {"exec_check", K::kEnum, R"("on")", "CORRAL_EXEC_CHECK",
+       "Check every program the box starts, not only shell text: on, require (no session "
+       "without it), off",
+       {"on", "require", "off"}},
+      {"dangerous.action", K::kEnum, R"("warn")", "CORRAL_DANGEROUS_ACTION",
+       "Dangerous patterns (rm -rf, curl | sh, ...): off, warn, deny-unattended",
+       {"off", "warn", "deny-unattended"}},
+      {"network.allowed_domains", K::kStringList,
+       R"(["registry.npmjs.org","registry.yarnpkg.com","registry.npmjs.com","pypi.org",)"
+       R"("files.pythonhosted.org","crates.io","index.crates.io","static.crates.io",)"
+       R"("proxy.golang.org","sum.golang.org","rubygems.org","index.rubygems.org"])",
+       "CORRAL_ALLOWED_DOMAINS",
+       "Hosts the box may reach through the proxy (name, *.name, optional :port)", {}, HostEntry},
+      {"network.denied_domains", K::kStringList, "[]", "CORRAL_DENIED_DOMAINS",
+       "Hosts always refused, even when an allowed entry covers them", {}, HostEntry},
+      {"network.allow_addresses", K::kStringList, "[]", "CORRAL_ALLOW_ADDRESSES",
+       "IP addresses or CIDR ranges the proxy may dial although private or local", {},
+       AddressOrRange},
+      {"network.hosts_file", K::kString, R"("")", "CORRAL_HOSTS_FILE",
+       "A hosts(5) file the proxy reads before the system resolver (internal mirrors)", {},
+       HostsFile},
+      {"network.upstream_ca_file", K::kString, R"("")", "CORRAL_UPSTREAM_CA_FILE",
+       "CA certificates (PEM) the proxy checks login hosts' certificates against when it ends "
+       "TLS for them (\"\": the host's bundle; docs/logins.md)", {}, CaFile},
+      {"network.head_timeout_seconds", K::kInt, "10", "",
+       "Seconds a client has to send a whole request head (408 past it)", {}},
+      {"network.connect_timeout_seconds", K::kInt, "10", "",
+       "Seconds the proxy waits for an upstream connection", {}},
+      {"network.idle_timeout_seconds", K::kInt, "600", "",
+       "Seconds a tunnel may stay silent before the proxy closes it", {}},
+      {"network.max_tunnels", K::kInt, "4096", "",
+       "Most concurrent tunnels the proxy keeps open; more get 429", {}},
+      {"seccomp.allow_ptrace", K::kBool, "false", "CORRAL_SECCOMP_ALLOW_PTRACE",
+       "Allow ptrace in the box (debuggers, strace)", {}},
+      {"seccomp.allow", K::kStringList, "[]", "",
+       "System calls to allow although the default profile refuses them", {}},
+      {"seccomp.deny", K::kStringList, "[]", "",
+       "System calls to refuse (EPERM) in addition to the default profile", {}},
+      {"filesystem.deny_read", K::kStringList, R"([".env",".env.*","*.pem","*.key","id_*"])",
+       "CORRAL_DENY_READ",
+       "Glob patterns of files in the project the box cannot read (masked)", {}},
+      {"filesystem.extra_writable", K::kStringList, "[]", "",
+       "Host paths mounted read-write at their own path in the box", {}},
+      {"filesystem.extra_readonly", K::kStringList, "[]", "",
+       "Host paths mounted read-only at their own path in the box", {}},
+      {"limits.pids", K::kInt, "1024", "CORRAL_LIMIT_PIDS",
+       "Most processes the box may run at once", {}},
+      {"limits.memory", K::kString, R"("4g")", "CORRAL_LIMIT_MEMORY",
+       "Memory limit of the box (bytes, or with k/m/g suffix; \"\" for none)", {}},
+      {"limits.cpus", K::kString, R"("")", "CORRAL_LIMIT_CPUS",
+       "CPU limit of the box, e.g. 1.5 (\"\" for none)", {}},
+      {"limits.require", K::kBool, "false", "CORRAL_LIMITS_REQUIRE",
+       "Refuse to start a box when the engine cannot enforce a limit set above (e.g. rootless "
+       "Podman on cgroups v1)", {}},
+      {"image", K::kString, R"("debian:bookworm-slim")", "CORRAL_IMAGE",
+       "Container image the agent runs in (any image works: the shim is mounted in)", {}},
+      {"engine", K::kString, R"("")", "CORRAL_ENGINE",
+       "Engine API endpoint (unix:///path or tcp://host:port); \"\" to discover", {}},
+      {"pass", K::kStringList, "[]", "CORRAL_PASS",
+       "Environment variables passed into the box by name (values read at start)", {}},
+      {"presence.sources", K::kStringList, R"(["tty","logind","heartbeat"])",
+       "CORRAL_PRESENCE_SOURCES",
+       "How corral tells somebody is watching: tty, logind, heartbeat (none: nobody)", {}},
+      {"presence.idle_minutes", K::kInt, "10", "CORRAL_IDLE_MINUTES",
+       "Minutes without input after which the user counts as away", {}},
+      {"presence.heartbeat_file", K::kString, R"("")", "CORRAL_HEARTBEAT_FILE",
+       "File whose recent change means somebody is watching (default: <state>/heartbeat)", {}},
+      {"hold.unknown_folders", K::kEnum, R"("on")", "CORRAL_HOLD_UNKNOWN_FOLDERS",
+       "Hold a run started unattended in a folder corral does not know until you allow it "
+       "(corral allow DIR): on, off",
+       {"on", "off"}},
+      {"hold.wait_minutes", K::kInt, "30", "CORRAL_HOLD_WAIT_MINUTES",
+       "Minutes a held run waits to be allowed before it exits with 75 (0: at once)", {}},
+      {"notify.desktop", K::kBool, "true", "CORRAL_NOTIFY_DESKTOP",
+       "A desktop notification (notify-send) when a command is refused while you are away", {}},
+      {"notify.webhook_url", K::kString, R"("")", "CORRAL_WEBHOOK_URL",
+       "http(s) URL that gets a JSON POST for each command refused while you are away", {}},
+      {"agents.ask_first", K::kBool, "false", "CORRAL_ASK_FIRST",
+       "Boxed agents keep asking before they act: their run-without-asking switch is not added",
+       {}},
+      {"agents.settings", K::kEnum, R"("copy")", "CORRAL_AGENT_SETTINGS",
+       "An agent's settings and login folders in its box, never yours: copy (its own, filled "
+       "from yours without what runs programs) or own (its own, empty)",
+       {"copy", "own"}},
+      {"agents.logins", K::kEnum, R"("proxy")", "CORRAL_AGENT_LOGINS",
+       "An agent's login variables in its box: proxy (stand-ins; the session's proxy adds the "
+       "real values, docs/logins.md) or pass (the values as they are)",
+       {"proxy", "pass"}},
+      {"agents.recipes", K::kRecipes, "{}", "",
+       "Your agent recipes: a new agent, or fields over a built-in one (corral agents lists them)",
+       {}},
+  };
+  return kKeys;
+}
+
+}  // namespace corral::policy
