@@ -239,11 +239,6 @@ std::optional<InterpreterInput> InterpreterInputOf(std::string_view name, const 
   return std::nullopt;
 }
 
-std::optional<std::size_t> ScriptOperand(std::string_view name, const std::vector<std::string>& argv) {
-  auto input = InterpreterInputOf(name, argv);
-  return input ? input->script : std::nullopt;
-}
-
 std::optional<Shebang> ParseShebang(std::string_view head) {
   if (!head.starts_with("#!")) return std::nullopt;
   head.remove_prefix(2);

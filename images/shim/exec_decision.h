@@ -67,17 +67,12 @@ struct InterpreterInput {
   }
 };
 
-// nullopt when `name` (the program's file name) is not an interpreter.
+// What an interpreter (a shell, busybox, python, perl, ruby, node, php, lua,
+// the dynamic loader, whose operand is the program it runs) is given by
+// `argv`; `name` is the program's file name (python3.11, bash,
+// ld-linux-x86-64.so.2). nullopt when it is not an interpreter.
 std::optional<InterpreterInput> InterpreterInputOf(std::string_view name,
                                                    const std::vector<std::string>& argv);
-
-// The index in argv of the file an interpreter (a shell, python, perl, ruby,
-// node, php, lua) is asked to run; nullopt when it runs inline code (-c, -e),
-// a module (-m), standard input, or is not an interpreter. `name` is the
-// program's file name (python3.11, bash, ld-linux-x86-64.so.2: the loader's
-// operand is the program it runs).
-std::optional<std::size_t> ScriptOperand(std::string_view name,
-                                         const std::vector<std::string>& argv);
 
 // A script's `#!` line as the kernel reads it (its first 256 bytes): the
 // interpreter, and at most one argument (the rest of the line, blanks

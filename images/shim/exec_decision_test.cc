@@ -104,6 +104,12 @@ TEST_F(ExecDecisionTest, AnInterpreterRunningAListedProgramsFile) {
   EXPECT_EQ(verdict.command, "gcloud s3 ls");
 }
 
+// The index in argv of the file an interpreter is asked to run, if any.
+std::optional<std::size_t> ScriptOperand(std::string_view name, const std::vector<std::string>& argv) {
+  auto input = InterpreterInputOf(name, argv);
+  return input ? input->script : std::nullopt;
+}
+
 TEST(ScriptOperandTest, FindsTheFileEachInterpreterRuns) {
   using Args = std::vector<std::string>;
   EXPECT_EQ(ScriptOperand("python3.11", Args{"python3", "-u", "/usr/bin/aws", "s3"}), 2u);
