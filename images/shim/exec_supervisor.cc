@@ -63,16 +63,6 @@ constexpr const char* kLoaderDirs =
     "/lib64:/lib:/usr/lib64:/usr/lib:/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:"
     "/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu";
 
-// The interpreters whose script operand the check reads (exec_decision.h),
-// known by what their files are as well as by name; the first name of a
-// file is the one it is known by: busybox before sh, since a multi-call
-// binary is what argv[0] names (busybox's cat is no shell).
-std::vector<std::string> InterpreterNames() {
-  return {"busybox", "bash", "dash", "sh", "ash", "mksh", "zsh", "ksh", "python3", "python", "pypy3",
-          "perl", "ruby", "node", "nodejs", "php", "lua", "ld-linux-x86-64.so.2",
-          "ld-linux-aarch64.so.1", "ld-linux.so.2", "ld-musl-x86_64.so.1", "ld-musl-aarch64.so.1"};
-}
-
 // The session's list, its matcher and the listed programs' identities,
 // reloaded when the list file changes (the oracle rewrites it on a config edit).
 class SessionList {

@@ -202,7 +202,13 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
   std::string exec_check = policy.exec_check == policy::ExecCheck::kRequire ? "require"
                            : policy.exec_check == policy::ExecCheck::kOff   ? "off"
                                                                             : "on";
-  plan.command = {kShimInBox, "init", "--exec-check", exec_check, "--"};
+  plan.exec_gate = policy.exec_check != policy::ExecCheck::kOff;
+  plan.command = {kShimInBox, "init", "--exec-check", exec_check};
+  if (plan.exec_gate) {
+    plan.command.push_back("--user");
+    plan.command.push_back(std::to_string(plan.uid) + ":" + std::to_string(plan.gid));
+  }
+  plan.command.push_back("--");
   plan.command.insert(plan.command.end(), input.agent_command.begin(), input.agent_command.end());
   plan.env = BoxEnvironment(input, home, ca_in_box, plan.session_id);
   // A recipe's value "~" or "~/x" is the box's HOME.
@@ -240,7 +246,7 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
   }
   plan.deny_list = policy.deny_unattended;
 
-  auto seccomp = SeccompJson(policy.seccomp);
+  auto seccomp = SeccompJson(policy.seccomp, plan.exec_gate);
   if (!seccomp) return seccomp.error();
   plan.seccomp = std::move(*seccomp);
 
@@ -264,6 +270,19 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
                  {"corral.project", project},
                  {"corral.agent", input.agent_command.front()}};
   return plan;
+}
+
+Result<void> WithoutExecGate(SessionPlan& plan, const policy::SeccompPolicy& seccomp) {
+  if (!plan.exec_gate) return Ok();
+  auto profile = SeccompJson(seccomp, false);
+  if (!profile) return profile.error();
+  plan.seccomp = std::move(*profile);
+  plan.exec_gate = false;
+  auto user = std::find(plan.command.begin(), plan.command.end(), "--user");
+  if (user != plan.command.end() && user + 1 != plan.command.end()) {
+    plan.command.erase(user, user + 2);
+  }
+  return Ok();
 }
 
 }  // namespace corral::launcher

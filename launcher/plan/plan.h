@@ -177,6 +177,13 @@ inline constexpr const char* kBoxPath =
 // From seccomp/ when it is built; until then a small stand-in: everything
 // allowed except what an agent never needs (namespaces, mounts, kernel
 // modules, keyrings, bpf, ptrace unless allowed...), refused with EPERM.
-Result<nlohmann::json> SeccompJson(const policy::SeccompPolicy& user);
+// The plan for a box that cannot start as root to set the exec gate up (a
+// Kubernetes Pod under a restricted policy): the agent's user from the
+// start, and the seccomp profile without the gate's allowances.
+Result<void> WithoutExecGate(SessionPlan& plan, const policy::SeccompPolicy& seccomp);
+
+// `exec_gate`: mount and a mount namespace allowed, for the shim's first
+// moments (seccomp::Options::exec_gate).
+Result<nlohmann::json> SeccompJson(const policy::SeccompPolicy& user, bool exec_gate);
 
 }  // namespace corral::launcher
