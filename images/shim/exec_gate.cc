@@ -1,10 +1,11 @@
-// The gate's exchange with PID 1, one byte each way on a SOCK_SEQPACKET
-// connection: the gate says hello ('h'); PID 1 checks what it is (its file,
-// its path, its mount namespace) while it can still read it, and says
-// verified ('v') or no ('n'); the gate makes itself unreadable to the
-// agent's processes and says done ('d'); PID 1 checks that it is and sends
-// the real file with 'f'. No process but the gate ever holds it, and the
-// gate only execs it.
+// The gate's exchange with PID 1 on a stream connection: the gate says
+// hello with its arguments (a length, then each NUL-ended); PID 1 checks
+// what it is (its file, its path, its mount namespace) and reads its
+// working directory while it can still read it, decides on the arguments,
+// and says verified ('v'), refused ('r') or not a gate ('n'); the gate
+// makes itself unreadable to the agent's processes and says done ('d');
+// PID 1 checks that it is and sends the real file with 'f'. No process but
+// the gate ever holds it, and the gate only execs it.
 #include "images/shim/exec_gate.h"
 
 #include <fcntl.h>
@@ -21,7 +22,9 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 extern char** environ;
@@ -32,6 +35,7 @@ namespace {
 constexpr char kSocketName[] = "corral-gate";  // abstract: the box's network namespace
 constexpr int kAnswerSeconds = 2;     // a gate that says nothing is dropped
 constexpr int kGateWaitSeconds = 10;  // a gate waits this long for PID 1's answer
+constexpr std::uint32_t kMaxArgBytes = 1 << 20;  // arguments past this are not sent
 
 std::string_view BaseName(std::string_view path) {
   auto slash = path.rfind('/');
@@ -106,16 +110,58 @@ bool IsCompiledProgram(const std::string& path) {
          std::memcmp(magic, "\x7f" "ELF", 4) == 0;
 }
 
+bool ReadExactly(int fd, void* out, std::size_t size) {
+  char* at = static_cast<char*>(out);
+  while (size > 0) {
+    ssize_t n = ::read(fd, at, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    at += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// The hello: 'h', the length, then each argument NUL-ended.
+std::optional<std::vector<std::string>> ReadHello(int fd) {
+  char hello = 0;
+  std::uint32_t length = 0;
+  if (!ReadExactly(fd, &hello, 1) || hello != 'h' || !ReadExactly(fd, &length, sizeof length) ||
+      length > kMaxArgBytes) {
+    return std::nullopt;
+  }
+  std::string text(length, '\0');
+  if (!ReadExactly(fd, text.data(), length)) return std::nullopt;
+  std::vector<std::string> argv;
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = text.find('\0', start);
+    if (end == std::string::npos) end = text.size();
+    argv.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return argv;
+}
+
+bool SendHello(int fd, int argc, char** argv) {
+  std::string text(1, 'h');
+  text.append(sizeof(std::uint32_t), '\0');
+  for (int i = 0; i < argc && text.size() - 5 + std::strlen(argv[i]) + 1 <= kMaxArgBytes; ++i) {
+    text.append(argv[i]);
+    text.push_back('\0');
+  }
+  auto length = static_cast<std::uint32_t>(text.size() - 5);
+  std::memcpy(text.data() + 1, &length, sizeof length);
+  return WriteAll(fd, text.data(), text.size());
+}
+
 void Answer(int connection, const std::vector<GatedProgram>& programs, const struct stat& gate,
-            ino_t agent_mount_ns) {
+            ino_t agent_mount_ns, const GateDecision& decide, ApprovedExecs* approved) {
   timeval timeout{kAnswerSeconds, 0};
   ::setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
   ucred peer{};
   socklen_t size = sizeof peer;
-  if (Receive(connection) != 'h' ||
-      ::getsockopt(connection, SOL_SOCKET, SO_PEERCRED, &peer, &size) != 0) {
-    return;
-  }
+  auto argv = ReadHello(connection);
+  if (!argv || ::getsockopt(connection, SOL_SOCKET, SO_PEERCRED, &peer, &size) != 0) return;
   std::string proc = "/proc/" + std::to_string(peer.pid);
   struct stat exe {}, mount_ns {};
   std::string exe_path = ReadLink(proc + "/exe");
@@ -128,6 +174,11 @@ void Answer(int connection, const std::vector<GatedProgram>& programs, const str
     Send(connection, 'n');
     return;
   }
+  std::string cwd = ReadLink(proc + "/cwd");
+  if (decide && decide(program->name, program->path, *argv, cwd)) {
+    Send(connection, 'r');
+    return;
+  }
   if (!Send(connection, 'v') || Receive(connection) != 'd') return;
   // Unreadable now to every process without CAP_SYS_PTRACE, PID 1 included.
   struct stat after {};
@@ -135,6 +186,7 @@ void Answer(int connection, const std::vector<GatedProgram>& programs, const str
     Send(connection, 'n');
     return;
   }
+  if (approved) approved->Add(peer.pid);
   Send(connection, 'f', program->file.get());
 }
 
@@ -179,7 +231,7 @@ ExecGate ExecGate::Find(const std::vector<std::string>& listed, std::string_view
     }
   }
   if (gate.programs_.empty()) return gate;
-  gate.listener_.Reset(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+  gate.listener_.Reset(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   sockaddr_un address;
   socklen_t length = Address(address);
   if (!gate.listener_.valid() ||
@@ -233,7 +285,7 @@ std::string ExecGate::Cover() const {
   return "";
 }
 
-void ExecGate::Serve(pid_t agent) {
+void ExecGate::Serve(pid_t agent, GateDecision decide, std::shared_ptr<ApprovedExecs> approved) {
   if (programs_.empty() || !listener_.valid()) return;
   struct stat gate {}, mount_ns {};
   if (::stat("/proc/self/exe", &gate) != 0 ||
@@ -241,14 +293,15 @@ void ExecGate::Serve(pid_t agent) {
     return;
   }
   std::thread([programs = std::move(programs_), listener = std::move(listener_), gate,
-               agent_ns = mount_ns.st_ino] {
+               agent_ns = mount_ns.st_ino, decide = std::move(decide),
+               approved = std::move(approved)] {
     for (;;) {
       UniqueFd connection(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
       if (!connection.valid()) {
         if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE) continue;
         return;
       }
-      Answer(connection.get(), programs, gate, agent_ns);
+      Answer(connection.get(), programs, gate, agent_ns, decide, approved.get());
     }
   }).detach();
 }
@@ -270,7 +323,7 @@ bool IsGate(std::string_view exe_path) { return BaseName(exe_path) != "corral-sh
 int RunGate(int argc, char** argv) {
   std::string self = ReadLink("/proc/self/exe");
   const char* name = argc > 0 ? argv[0] : self.c_str();
-  UniqueFd connection(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+  UniqueFd connection(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   sockaddr_un address;
   socklen_t length = Address(address);
   if (!connection.valid() ||
@@ -286,13 +339,18 @@ int RunGate(int argc, char** argv) {
   ::setsockopt(connection.get(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
   int file = -1;
   char answer = 0;
-  if (Send(connection.get(), 'h') && (answer = Receive(connection.get())) == 'v') {
+  if (SendHello(connection.get(), argc, argv) && (answer = Receive(connection.get())) == 'v') {
     ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);  // before it holds the file
     if (Send(connection.get(), 'd')) answer = Receive(connection.get(), &file);
   }
   if (answer == 0) {
     std::fprintf(stderr, "corral: %s is behind corral's exec gate, and the box's PID 1 did not "
                  "answer it (%s)\n", name, std::strerror(errno));
+    return 126;
+  }
+  if (answer == 'r') {
+    std::fprintf(stderr, "corral: %s was refused: it is on the session's deny list and nobody is "
+                 "watching (see `corral inbox`)\n", name);
     return 126;
   }
   if (answer != 'f' || file < 0) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/unique_fd.h"
+#include "images/shim/exec_supervisor.h"
 
 namespace corral::shim {
 
@@ -47,8 +48,11 @@ class ExecGate {
   // PID 1, once the agent's process has covered: answers gates on a thread
   // of its own for the rest of the box's life. A gate gets its program's
   // file only when it is the gate file, at a covered path, in the agent's
-  // mount namespace, and no other process can read it any more.
-  void Serve(pid_t agent);
+  // mount namespace, `decide` does not refuse its arguments, and no other
+  // process can read it any more; its exec is then `approved` (the
+  // supervisor cannot read it). Without `decide` (no exec check), every
+  // real gate gets its file.
+  void Serve(pid_t agent, GateDecision decide, std::shared_ptr<ApprovedExecs> approved);
 
   // The listening socket's abstract name (tests).
   static std::string SocketName();

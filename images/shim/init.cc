@@ -264,8 +264,10 @@ int Init(int argc, char** argv) {
       return 125;
     }
   }
-  if (listener.valid()) StartExecSupervisor(std::move(listener));
-  gate.Serve(child);  // covered: the gates need their files, checked or not
+  auto approved = std::make_shared<ApprovedExecs>();
+  GateDecision decide = listener.valid() ? MakeGateDecision() : GateDecision();
+  if (listener.valid()) StartExecSupervisor(std::move(listener), approved);
+  gate.Serve(child, std::move(decide), approved);  // covered: gates need their files, checked or not
   if (bridge >= 0) StartBridge(bridge, proxy_socket);
 
   long kill_at = -1;  // when ending: the moment SIGKILL follows SIGTERM
