@@ -161,7 +161,11 @@ struct SessionPlan {
 
 // What the shim's first moments need to set the exec gate up: mounts, then
 // becoming the agent's user and dropping every capability for good.
-inline constexpr const char* kGateCapabilities[] = {"SYS_ADMIN", "SETUID", "SETGID", "SETPCAP"};
+// DAC_OVERRIDE and DAC_READ_SEARCH: rootless, root in the box is not the
+// user who owns the session folder, where the shim itself is.
+// CHOWN: a new volume is root's, and the shim gives it to the agent.
+inline constexpr const char* kGateCapabilities[] = {
+    "SYS_ADMIN", "SETUID", "SETGID", "SETPCAP", "DAC_OVERRIDE", "DAC_READ_SEARCH", "CHOWN"};
 // The capabilities a plan's box starts with (Docker's CapAdd, Podman's cap_add).
 inline std::vector<std::string> GateCapabilities(const SessionPlan& plan) {
   if (!plan.exec_gate) return {};

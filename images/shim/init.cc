@@ -7,7 +7,9 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <fcntl.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -48,6 +50,7 @@ long NowMs() {
 struct Options {
   ExecCheckMode mode = ExecCheckMode::kOn;
   std::optional<AgentUser> user;  // given: the box starts as root to set the gate up
+  std::vector<std::string> own;   // volumes the agent's user is given when root's (new ones)
 };
 
 // The agent's first process: the gate's covers (while it may mount), then
@@ -145,6 +148,8 @@ std::optional<Options> ReadOptions(int& argc, char**& argv) {
         return std::nullopt;
       }
       options.mode = *parsed;
+    } else if (const char* own = OptionValue("--own", argc, argv)) {
+      options.own.push_back(own);
     } else if (const char* user = OptionValue("--user", argc, argv)) {
       options.user = ParseAgentUser(user);
       if (!options.user) {
@@ -188,9 +193,26 @@ bool LeaveRoot(const Options& options, bool& privileged) {
                  "%u; not starting\n", ::geteuid(), options.user->uid);
     return false;
   }
+  // A new volume is root's when the box starts as root (Podman makes it the
+  // process's): the agent's, as it would be had the box started as it.
+  for (const std::string& dir : options.own) {
+    UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    struct stat st {};
+    if (fd.valid() && ::fstat(fd.get(), &st) == 0 && st.st_uid == 0 && st.st_gid == 0 &&
+        ::fchown(fd.get(), options.user->uid, options.user->gid) != 0) {
+      std::fprintf(stderr, "corral-shim: cannot give %s to the agent's user (%s)\n", dir.c_str(),
+                   std::strerror(errno));
+    }
+  }
   if (std::string why = BecomeAgentUser(*options.user); !why.empty()) {
     std::fprintf(stderr, "corral-shim: cannot become the agent's user %u:%u (%s); not starting\n",
                  options.user->uid, options.user->gid, why.c_str());
+    return false;
+  }
+  if (::access("/", X_OK) != 0) {
+    std::fprintf(stderr, "corral-shim: the agent's user %u cannot reach the image's files "
+                 "(/: %s): check that the image's root folder is mode 0755 "
+                 "(docs/rootless.md, Images)\n", options.user->uid, std::strerror(errno));
     return false;
   }
   privileged = true;

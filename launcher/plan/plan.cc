@@ -207,6 +207,11 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
   if (plan.exec_gate) {
     plan.command.push_back("--user");
     plan.command.push_back(std::to_string(plan.uid) + ":" + std::to_string(plan.gid));
+    for (const Mount& m : plan.mounts) {
+      if (m.kind != MountKind::kVolume || m.read_only) continue;
+      plan.command.push_back("--own");
+      plan.command.push_back(m.target);
+    }
   }
   plan.command.push_back("--");
   plan.command.insert(plan.command.end(), input.agent_command.begin(), input.agent_command.end());
@@ -278,9 +283,15 @@ Result<void> WithoutExecGate(SessionPlan& plan, const policy::SeccompPolicy& sec
   if (!profile) return profile.error();
   plan.seccomp = std::move(*profile);
   plan.exec_gate = false;
-  auto user = std::find(plan.command.begin(), plan.command.end(), "--user");
-  if (user != plan.command.end() && user + 1 != plan.command.end()) {
-    plan.command.erase(user, user + 2);
+  // The shim's own options, before its `--`: --user and --own go.
+  auto dashes = std::find(plan.command.begin(), plan.command.end(), "--");
+  for (auto at = plan.command.begin(); at < dashes && at + 1 < dashes;) {
+    if (*at == "--user" || *at == "--own") {
+      at = plan.command.erase(at, at + 2);
+      dashes -= 2;
+    } else {
+      ++at;
+    }
   }
   return Ok();
 }

@@ -319,6 +319,13 @@ TEST(Plan, TheShimIsToldTheExecCheckSetting) {
     std::vector<std::string> expected = {kShimInBox, "init", "--exec-check", word};
     if (setting != policy::ExecCheck::kOff) {
       expected.insert(expected.end(), {"--user", "1000:1000"});
+      // Each writable volume, which Podman makes root's for a box started as root.
+      for (const Mount& m : plan->mounts) {
+        if (m.kind == MountKind::kVolume && !m.read_only) {
+          expected.insert(expected.end(), {"--own", m.target});
+        }
+      }
+      EXPECT_NE(std::find(expected.begin(), expected.end(), "/home/corral"), expected.end());
     }
     expected.push_back("--");
     std::vector<std::string> head(plan->command.begin(), plan->command.begin() + expected.size());
@@ -345,7 +352,9 @@ TEST(Plan, WithoutExecGateRunsAsTheAgentFromTheStart) {
   ASSERT_TRUE(WithoutExecGate(*plan, policy.seccomp));
   EXPECT_FALSE(plan->exec_gate);
   EXPECT_FALSE(allows_mount(plan->seccomp));
-  EXPECT_EQ(std::find(plan->command.begin(), plan->command.end(), "--user"), plan->command.end());
+  for (const char* option : {"--user", "--own"}) {
+    EXPECT_EQ(std::find(plan->command.begin(), plan->command.end(), option), plan->command.end());
+  }
   EXPECT_EQ(plan->command.at(4), "--");
 }
 
@@ -358,7 +367,9 @@ TEST(Plan, HardeningEnvironmentAndCommand) {
   ASSERT_TRUE(plan) << plan.error().message;
   EXPECT_EQ(plan->network_mode, "none");
   EXPECT_EQ(plan->command.front(), kShimInBox);
-  EXPECT_EQ(plan->command.at(7), "sh");
+  auto dashes = std::find(plan->command.begin(), plan->command.end(), "--");
+  ASSERT_NE(dashes, plan->command.end());
+  EXPECT_EQ(*(dashes + 1), "sh");
   EXPECT_EQ(plan->limits.pids, 256);
   EXPECT_EQ(plan->limits.memory_bytes, 512LL << 20);
   EXPECT_EQ(plan->limits.cpu_quota, 150000);

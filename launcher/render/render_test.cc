@@ -34,7 +34,8 @@ TEST(OciRender, HardensTheProcessAndNamespaces) {
   EXPECT_EQ(config["process"]["noNewPrivileges"], true);
   // Root with the exec gate's four capabilities, which the shim drops
   // before the agent starts (its --user says to whom).
-  json gate = {"CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP"};
+  json gate = {"CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_DAC_OVERRIDE",
+               "CAP_DAC_READ_SEARCH", "CAP_CHOWN"};
   for (const char* set : {"bounding", "effective", "permitted"}) {
     EXPECT_EQ(config["process"]["capabilities"][set], gate) << set;
   }
@@ -82,7 +83,7 @@ TEST(DockerRender, CreateBody) {
   EXPECT_EQ(host["Memory"], 512LL << 20);
   EXPECT_EQ(host["Tmpfs"]["/tmp"], "rw,noexec,nosuid,nodev,size=1g,mode=1777");
   EXPECT_EQ(body["User"], "0:0");
-  EXPECT_EQ(host["CapAdd"], json::array({"SYS_ADMIN", "SETUID", "SETGID", "SETPCAP"}));
+  EXPECT_EQ(host["CapAdd"], json::array({"SYS_ADMIN", "SETUID", "SETGID", "SETPCAP", "DAC_OVERRIDE", "DAC_READ_SEARCH", "CHOWN"}));
   plan.exec_gate = false;
   EXPECT_EQ(docker::Render(plan)["User"], "1000:1000");
   EXPECT_EQ(docker::Render(plan)["HostConfig"]["CapAdd"], json::array());
@@ -147,7 +148,7 @@ TEST(LibpodRender, SpecGenerator) {
   EXPECT_EQ(spec["resource_limits"]["pids"]["limit"], 256);
   EXPECT_EQ(spec["env"]["HOME"], "/home/corral");
   EXPECT_EQ(spec["user"], "0:0");
-  EXPECT_EQ(spec["cap_add"], json::array({"SYS_ADMIN", "SETUID", "SETGID", "SETPCAP"}));
+  EXPECT_EQ(spec["cap_add"], json::array({"SYS_ADMIN", "SETUID", "SETGID", "SETPCAP", "DAC_OVERRIDE", "DAC_READ_SEARCH", "CHOWN"}));
   plan.exec_gate = false;
   EXPECT_EQ(libpod::Render(plan)["user"], "1000:1000");
   bool home_volume = false;
