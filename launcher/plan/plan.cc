@@ -207,13 +207,11 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
   if (plan.exec_gate) {
     plan.command.push_back("--user");
     plan.command.push_back(std::to_string(plan.uid) + ":" + std::to_string(plan.gid));
-    for (const Mount& m : plan.mounts) {
-      if (m.kind != MountKind::kVolume || m.read_only) continue;
-      plan.command.push_back("--own");
-      plan.command.push_back(m.target);
-    }
   }
   plan.command.push_back("--");
+  for (const Mount& m : plan.mounts) {
+    if (m.kind == MountKind::kVolume && !m.read_only) OwnVolume(plan, m.target);
+  }
   plan.command.insert(plan.command.end(), input.agent_command.begin(), input.agent_command.end());
   plan.env = BoxEnvironment(input, home, ca_in_box, plan.session_id);
   // A recipe's value "~" or "~/x" is the box's HOME.
@@ -275,6 +273,12 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
                  {"corral.project", project},
                  {"corral.agent", input.agent_command.front()}};
   return plan;
+}
+
+void OwnVolume(SessionPlan& plan, const std::string& target) {
+  if (!plan.exec_gate) return;
+  auto dashes = std::find(plan.command.begin(), plan.command.end(), "--");
+  plan.command.insert(dashes, {"--own", target});
 }
 
 Result<void> WithoutExecGate(SessionPlan& plan, const policy::SeccompPolicy& seccomp) {
