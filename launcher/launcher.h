@@ -137,6 +137,9 @@ struct SessionPlan {
   std::string seccomp_path;  // session_dir/seccomp.json (read by Podman)
   std::string volume_root;   // host folder standing in for named volumes (OCI only)
   std::string userns;        // Podman: "keep-id" when the engine is rootless
+  // The exec gate (docs/exec-check.md): the box starts as root with
+  // kGateCapabilities; its PID 1 sets the gate up and drops to uid:gid.
+  bool exec_gate = false;
   Limits limits;
   std::vector<Ulimit> ulimits;
   std::vector<std::string> masked_paths;
@@ -155,6 +158,19 @@ struct SessionPlan {
   std::vector<LoginFile> login_files;
   std::map<std::string, std::optional<std::string>> box_login_files;  // by host path
 };
+
+// What the shim's first moments need to set the exec gate up: mounts, then
+// becoming the agent's user and dropping every capability for good.
+// DAC_OVERRIDE and DAC_READ_SEARCH: rootless, root in the box is not the
+// user who owns the session folder, where the shim itself is.
+// CHOWN: a new volume is root's, and the shim gives it to the agent.
+inline constexpr const char* kGateCapabilities[] = {
+    "SYS_ADMIN", "SETUID", "SETGID", "SETPCAP", "DAC_OVERRIDE", "DAC_READ_SEARCH", "CHOWN"};
+// The capabilities a plan's box starts with (Docker's CapAdd, Podman's cap_add).
+inline std::vector<std::string> GateCapabilities(const SessionPlan& plan) {
+  if (!plan.exec_gate) return {};
+  return {std::begin(kGateCapabilities), std::end(kGateCapabilities)};
+}
 
 inline constexpr const char* kSessionMountPoint = "/run/corral";
 inline constexpr const char* kShimInBox = "/run/corral/bin/corral-shim";

@@ -132,6 +132,10 @@ Result<Profile> BuildProfile(const policy::SeccompPolicy& user, const Options& o
     if (refusal.group == "ptrace" && user.allow_ptrace) continue;
     for (auto name : refusal.names) refused.emplace(name);
   }
+  if (options.exec_gate) {
+    refused.erase("mount");
+    conditional["unshare"] = WithoutNamespaces("unshare", kUnshareNamespaceFlags & ~CLONE_NEWNS);
+  }
   if (user.allow_ptrace) {
     profile.warnings.push_back(
         "seccomp.allow_ptrace is on: processes in the box can trace and read each other");

@@ -65,6 +65,19 @@ TEST(AgentProfile, ChecksArgumentsOfCloneUnsharePersonality) {
   }
 }
 
+TEST(AgentProfile, TheExecGateMayMountAndMakeAMountNamespaceOnly) {
+  Profile profile = Build({}, {.exec_gate = true});
+  EXPECT_EQ(VerdictFor(profile, "mount").access, Access::kAllowed);
+  // CLONE_NEWNS (0x20000) no longer refused by unshare; every other flag is.
+  EXPECT_EQ(VerdictFor(profile, "unshare").detail, "allow when arg0 & 0x7e000080 == 0x0");
+  EXPECT_EQ(VerdictFor(profile, "clone").detail, "allow when arg0 & 0x7e020000 == 0x0");
+  for (const char* name : {"umount2", "umount", "pivot_root", "move_mount", "open_tree", "fsopen",
+                           "fsmount", "mount_setattr", "setns"}) {
+    EXPECT_EQ(VerdictFor(profile, name).access, Access::kRefused) << name;
+  }
+  EXPECT_TRUE(profile.warnings.empty());
+}
+
 TEST(AgentProfile, AllowPtraceOpensThePtraceGroupWithAWarning) {
   Profile profile = Build(User({}, {}, true));
   EXPECT_EQ(VerdictFor(profile, "ptrace").access, Access::kAllowed);

@@ -69,6 +69,11 @@ struct Profile {
 
 struct Options {
   bool strict = false;  // a system-call name unknown to libseccomp: warning, or error when strict
+  // The shim's first moments set the exec gate up (docs/exec-check.md): mount
+  // and unshare(CLONE_NEWNS) are allowed, with the capabilities only PID 1
+  // and the agent's first process hold until they drop them; the shim's own
+  // filter refuses the mount family to the agent.
+  bool exec_gate = false;
 };
 
 // The box's profile: the engine default's unconditional allowlist, less what

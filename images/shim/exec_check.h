@@ -24,6 +24,9 @@ class ExecCheckStart {
   // what the check needs; says so on stderr.
   static std::optional<ExecCheckStart> Prepare(ExecCheckMode mode);
 
+  // Whether the check may run: on or require, and nothing known against it.
+  bool may_run() const { return mode_ != ExecCheckMode::kOff && unavailable_.empty(); }
+
   // In the child: installs the filter, hands the listener over, and waits
   // for PID 1 to answer. False when the agent must not start.
   bool InChild();

@@ -213,6 +213,14 @@ std::string ShellWords(std::string_view program, const std::vector<std::string>&
   return text;
 }
 
+const std::vector<std::string>& InterpreterNames() {
+  static const std::vector<std::string> kNames = {
+      "busybox", "bash", "dash", "sh", "ash", "mksh", "zsh", "ksh", "python3", "python", "pypy3",
+      "perl", "ruby", "node", "nodejs", "php", "lua", "ld-linux-x86-64.so.2",
+      "ld-linux-aarch64.so.1", "ld-linux.so.2", "ld-musl-x86_64.so.1", "ld-musl-aarch64.so.1"};
+  return kNames;
+}
+
 std::optional<InterpreterInput> InterpreterInputOf(std::string_view name, const std::vector<std::string>& argv) {
   if (name == "busybox" && !argv.empty()) {
     // Through a link the applet is argv[0]; as `busybox sh FILE`, argv[1].

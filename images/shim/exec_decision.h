@@ -52,6 +52,12 @@ struct ExecVerdict {
 // decided at that program's own exec, not here.
 ExecVerdict DecideExec(const policy::Matcher& matcher, const ExecFacts& facts);
 
+// The interpreters whose script operand the check reads, known by what
+// their files are as well as by name; the first name of a file is the one
+// it is known by: busybox before sh, since a multi-call binary is what
+// argv[0] names (busybox's cat is no shell).
+const std::vector<std::string>& InterpreterNames();
+
 // What an interpreter is given to run (indexes in argv).
 struct InterpreterInput {
   std::string_view family;                    // python, node, ... ("" for a shell)

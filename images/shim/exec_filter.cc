@@ -29,44 +29,81 @@ struct ArchCalls {
   std::uint32_t arch;
   std::uint32_t execve, execveat;
   unsigned pointer_size;
+  // What the agent never calls: the mount family (the gate's covers stay).
+  std::vector<std::uint32_t> refused;
 };
+
+// The new mount API has one set of numbers everywhere (Linux 5.2):
+// open_tree, move_mount, fsopen, fsconfig, fsmount, fspick; mount_setattr.
+std::vector<std::uint32_t> MountFamily(std::uint32_t base, std::vector<std::uint32_t> old) {
+  for (std::uint32_t nr : {428u, 429u, 430u, 431u, 432u, 433u, 442u}) old.push_back(base + nr);
+  return old;
+}
 
 #if defined(__x86_64__)
 constexpr std::uint32_t kX32 = 0x40000000;
-constexpr ArchCalls kArchCalls[] = {
-    {AUDIT_ARCH_X86_64, 59, 322, 8},
-    {AUDIT_ARCH_X86_64, kX32 + 520, kX32 + 545, 4},  // x32: same audit arch, own numbers
-    {AUDIT_ARCH_I386, 11, 358, 4},
+const ArchCalls kArchCalls[] = {
+    // mount, umount2, pivot_root
+    {AUDIT_ARCH_X86_64, 59, 322, 8, MountFamily(0, {165, 166, 155})},
+    {AUDIT_ARCH_X86_64, kX32 + 520, kX32 + 545, 4,  // x32: same audit arch, own numbers
+     MountFamily(kX32, {kX32 + 165, kX32 + 166, kX32 + 155})},
+    // mount, umount, umount2, pivot_root
+    {AUDIT_ARCH_I386, 11, 358, 4, MountFamily(0, {21, 22, 52, 217})},
 };
 #elif defined(__aarch64__)
-constexpr ArchCalls kArchCalls[] = {
-    {AUDIT_ARCH_AARCH64, 221, 281, 8},
-    {AUDIT_ARCH_ARM, 11, 387, 4},
+const ArchCalls kArchCalls[] = {
+    // mount, umount2, pivot_root
+    {AUDIT_ARCH_AARCH64, 221, 281, 8, MountFamily(0, {40, 39, 41})},
+    {AUDIT_ARCH_ARM, 11, 387, 4, MountFamily(0, {21, 52, 218})},
 };
 #else
 #error "the exec filter knows x86_64 and aarch64"
 #endif
 
-// Per entry: load arch; not this one: skip; load nr; exec calls jump to the
-// final "notify". Falling through every entry: allow.
+// Per entry: load arch; not this one: on to the next; load nr; exec calls
+// jump to "notify", the refused ones to "refuse". Past every entry: allow.
 std::vector<sock_filter> BuildProgram() {
   std::vector<sock_filter> program;
-  constexpr std::size_t kPerEntry = 5;
-  const std::size_t entries = std::size(kArchCalls);
-  const std::size_t notify_at = entries * kPerEntry + 1;
-  for (std::size_t e = 0; e < entries; ++e) {
-    const ArchCalls& calls = kArchCalls[e];
-    std::size_t at = program.size();
+  enum Target { kNext, kNotify, kRefuse };
+  struct Jump {
+    std::size_t at;
+    Target target;
+    bool on_true;
+  };
+  std::vector<Jump> jumps;
+  std::vector<std::size_t> entry_ends;
+  for (const ArchCalls& calls : kArchCalls) {
     program.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)));
-    program.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, calls.arch, 0, 3));  // next entry
+    jumps.push_back({program.size(), kNext, false});
+    program.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, calls.arch, 0, 0));
     program.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)));
-    program.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, calls.execve,
-                               static_cast<std::uint8_t>(notify_at - (at + 4)), 0));
-    program.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, calls.execveat,
-                               static_cast<std::uint8_t>(notify_at - (at + 5)), 0));
+    for (std::uint32_t nr : {calls.execve, calls.execveat}) {
+      jumps.push_back({program.size(), kNotify, true});
+      program.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 0));
+    }
+    for (std::uint32_t nr : calls.refused) {
+      jumps.push_back({program.size(), kRefuse, true});
+      program.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 0));
+    }
+    entry_ends.push_back(program.size());
   }
+  const std::size_t allow_at = program.size();
   program.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+  const std::size_t notify_at = program.size();
   program.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF));
+  const std::size_t refuse_at = program.size();
+  program.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)));
+  std::size_t entry = 0;
+  for (const Jump& jump : jumps) {
+    while (entry_ends[entry] <= jump.at) ++entry;
+    // A failed arch test goes to the next entry; past the last one, allow.
+    std::size_t to = jump.target == kNotify   ? notify_at
+                     : jump.target == kRefuse ? refuse_at
+                                              : entry_ends[entry];
+    if (jump.target == kNext && entry + 1 == entry_ends.size()) to = allow_at;
+    auto offset = static_cast<std::uint8_t>(to - (jump.at + 1));
+    (jump.on_true ? program[jump.at].jt : program[jump.at].jf) = offset;
+  }
   return program;
 }
 

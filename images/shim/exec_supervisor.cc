@@ -63,16 +63,6 @@ constexpr const char* kLoaderDirs =
     "/lib64:/lib:/usr/lib64:/usr/lib:/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:"
     "/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu";
 
-// The interpreters whose script operand the check reads (exec_decision.h),
-// known by what their files are as well as by name; the first name of a
-// file is the one it is known by: busybox before sh, since a multi-call
-// binary is what argv[0] names (busybox's cat is no shell).
-std::vector<std::string> InterpreterNames() {
-  return {"busybox", "bash", "dash", "sh", "ash", "mksh", "zsh", "ksh", "python3", "python", "pypy3",
-          "perl", "ruby", "node", "nodejs", "php", "lua", "ld-linux-x86-64.so.2",
-          "ld-linux-aarch64.so.1", "ld-linux.so.2", "ld-musl-x86_64.so.1", "ld-musl-aarch64.so.1"};
-}
-
 // The session's list, its matcher and the listed programs' identities,
 // reloaded when the list file changes (the oracle rewrites it on a config edit).
 class SessionList {
@@ -128,8 +118,10 @@ class SessionList {
 
 class Supervisor {
  public:
-  Supervisor(int listener, const SupervisorSettings& settings, std::unique_ptr<HostAnswers> host)
-      : listener_(listener), list_(settings), host_(std::move(host)) {}
+  Supervisor(int listener, const SupervisorSettings& settings, std::unique_ptr<HostAnswers> host,
+             std::shared_ptr<ApprovedExecs> approved)
+      : listener_(listener), list_(settings), host_(std::move(host)),
+        approved_(std::move(approved)) {}
 
   void Answer(const seccomp_notif& request) {
     seccomp_notif_resp response{};
@@ -154,6 +146,7 @@ class Supervisor {
     int open_error = errno;
     if (!IdValid(request.id)) return false;  // gone; the answer reaches nobody
     if (!target.valid()) {
+      if (approved_ && approved_->Take(static_cast<pid_t>(request.pid))) return false;
       std::fprintf(stderr, "corral-shim: refused an exec of process %u: it cannot be read (%s)\n",
                    request.pid, std::strerror(open_error));
       return true;
@@ -294,6 +287,7 @@ class Supervisor {
   int listener_;
   SessionList list_;
   std::unique_ptr<HostAnswers> host_;
+  std::shared_ptr<ApprovedExecs> approved_;
   std::array<Recent, 16> recent_;
   std::size_t next_recent_ = 0;
 };
@@ -301,7 +295,7 @@ class Supervisor {
 }  // namespace
 
 void SuperviseExecs(UniqueFd listener, const SupervisorSettings& settings,
-                    std::unique_ptr<HostAnswers> host) {
+                    std::unique_ptr<HostAnswers> host, std::shared_ptr<ApprovedExecs> approved) {
   seccomp_notif_sizes sizes{};
   if (::syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0) return;
   // The kernel's structure may be larger than this header's: its size, zeroed.
@@ -311,7 +305,7 @@ void SuperviseExecs(UniqueFd listener, const SupervisorSettings& settings,
   // thread, on one CPU, instead of two ordinary wake-ups (older: EINVAL, and
   // the ordinary way).
   ::ioctl(listener.get(), kNotifSetFlags, kSyncWakeUp);
-  Supervisor supervisor(listener.get(), settings, std::move(host));
+  Supervisor supervisor(listener.get(), settings, std::move(host), std::move(approved));
   for (;;) {
     pollfd ready{listener.get(), POLLIN, 0};
     if (::poll(&ready, 1, -1) < 0) {
@@ -332,8 +326,11 @@ void SuperviseExecs(UniqueFd listener, const SupervisorSettings& settings,
 }  // namespace corral::shim
 
 namespace corral::shim {
+namespace {
 
-void StartExecSupervisor(UniqueFd listener) {
+constexpr long kApprovalMs = 5000;  // a gate execs at once; an older approval is gone
+
+SupervisorSettings BoxSettings() {
   SupervisorSettings settings;
   settings.deny_list_file = Env("CORRAL_DENY_LIST_FILE", "/run/corral/deny-list");
   settings.search_path = Env("PATH", "/usr/local/bin:/usr/bin:/bin");
@@ -341,8 +338,55 @@ void StartExecSupervisor(UniqueFd listener) {
   ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
   std::string exe = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : "/run/corral/bin/x";
   settings.front_dirs = exe.substr(0, exe.rfind('/')) + ":/usr/lib/corral";
-  auto host = OracleAnswers(Env("CORRAL_ORACLE_SOCKET", "/run/corral/oracle.sock"));
-  std::thread(SuperviseExecs, std::move(listener), std::move(settings), std::move(host)).detach();
+  return settings;
+}
+
+std::unique_ptr<HostAnswers> BoxOracle() {
+  return OracleAnswers(Env("CORRAL_ORACLE_SOCKET", "/run/corral/oracle.sock"));
+}
+
+// The gate's own list and oracle (settings first: the list keeps a reference).
+struct GateDecider {
+  SupervisorSettings settings = BoxSettings();
+  SessionList list{settings};
+  std::unique_ptr<HostAnswers> host = BoxOracle();
+};
+
+}  // namespace
+
+void ApprovedExecs::Add(pid_t pid) {
+  std::lock_guard lock(mutex_);
+  approved_.emplace_back(pid, NowMs());
+}
+
+bool ApprovedExecs::Take(pid_t pid) {
+  std::lock_guard lock(mutex_);
+  long now = NowMs();
+  std::erase_if(approved_, [&](const auto& a) { return now - a.second > kApprovalMs; });
+  auto found = std::find_if(approved_.begin(), approved_.end(),
+                            [&](const auto& a) { return a.first == pid; });
+  if (found == approved_.end()) return false;
+  approved_.erase(found);
+  return true;
+}
+
+GateDecision MakeGateDecision() {
+  auto decider = std::make_shared<GateDecider>();
+  return [decider](const std::string& name, const std::string& path,
+                   const std::vector<std::string>& argv, const std::string& cwd) {
+    decider->list.Refresh();
+    if (decider->host->Watching()) return false;
+    ExecFacts facts;
+    facts.program = {argv.empty() ? path : argv[0], path, name};
+    facts.argv = argv.empty() ? std::vector<std::string>{path} : argv;
+    ExecVerdict verdict = DecideExec(decider->list.matcher(), facts);
+    return verdict.refuse && decider->host->Refuses(verdict, path, cwd);
+  };
+}
+
+void StartExecSupervisor(UniqueFd listener, std::shared_ptr<ApprovedExecs> approved) {
+  std::thread(SuperviseExecs, std::move(listener), BoxSettings(), BoxOracle(), std::move(approved))
+      .detach();
 }
 
 }  // namespace corral::shim

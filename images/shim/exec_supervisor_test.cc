@@ -167,7 +167,7 @@ class ExecSupervisorTest : public ::testing::Test {
     UniqueFd listener;
     EXPECT_EQ(start->InParent(child, listener), 0);
     std::thread supervisor(SuperviseExecs, std::move(listener), settings_,
-                           OracleAnswers(socket.string()));
+                           OracleAnswers(socket.string()), nullptr);
     int status = 0;
     ::waitpid(child, &status, 0);
     supervisor.join();  // ends when no filtered process is left

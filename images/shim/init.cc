@@ -6,7 +6,10 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <fcntl.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -19,13 +22,18 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/base.h"
 #include "images/shim/exec_check.h"
+#include "images/shim/exec_decision.h"
+#include "images/shim/exec_gate.h"
 #include "images/shim/exec_supervisor.h"
+#include "images/shim/privileges.h"
 #include "images/shim/relay.h"
 #include "images/shim/watchdog.h"
 #include "images/shim/shim.h"
+#include "policy/matcher/matcher.h"
 
 namespace corral::shim {
 namespace {
@@ -39,13 +47,43 @@ long NowMs() {
   return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-[[noreturn]] void ExecChild(char** argv, const sigset_t& original, ExecCheckStart& exec_check) {
+struct Options {
+  ExecCheckMode mode = ExecCheckMode::kOn;
+  std::optional<AgentUser> user;  // given: the box starts as root to set the gate up
+  std::vector<std::string> own;   // volumes the agent's user is given when root's (new ones)
+};
+
+// The agent's first process: the gate's covers (while it may mount), then
+// no capability for good, then the exec check's filter.
+[[noreturn]] void ExecChild(char** argv, const sigset_t& original, const Options& options,
+                            const ExecGate& gate, bool privileged, ExecCheckStart& exec_check) {
   sigprocmask(SIG_SETMASK, &original, nullptr);
   setpgid(0, 0);
   if (isatty(STDIN_FILENO)) {
     signal(SIGTTOU, SIG_IGN);
     tcsetpgrp(STDIN_FILENO, getpid());
     signal(SIGTTOU, SIG_DFL);
+  }
+  if (privileged && !gate.empty()) {
+    std::string why = RaiseKeptCapabilities();
+    if (why.empty()) why = gate.Cover();
+    if (!why.empty()) {
+      if (options.mode == ExecCheckMode::kRequire) {
+        std::fprintf(stderr, "corral-shim: exec_check is require, and the exec gate cannot be set "
+                     "up: %s. Not starting; exec_check: on starts without the gate.\n", why.c_str());
+        _exit(125);
+      }
+      std::fprintf(stderr, "corral-shim: the exec gate is off in this box: %s. Listed programs "
+                   "are still checked at each exec (exec_check: require stops the session "
+                   "instead).\n", why.c_str());
+    }
+  }
+  if (privileged) {
+    if (std::string why = DropAllCapabilities(); !why.empty()) {
+      std::fprintf(stderr, "corral-shim: cannot drop the box's capabilities (%s); not starting\n",
+                   why.c_str());
+      _exit(125);
+    }
   }
   if (!exec_check.InChild()) _exit(125);
   // The watchdog, the bridge's listener, the signal descriptor: PID 1's alone.
@@ -81,23 +119,46 @@ void Forward(pid_t child, int sig) {
   if (kill(-child, sig) != 0) kill(child, sig);
 }
 
-// `--exec-check MODE` (or `--exec-check=MODE`) before `--`: corral passes
-// the session's exec_check setting; on, its default, without it.
-std::optional<ExecCheckMode> ReadOptions(int& argc, char**& argv) {
-  ExecCheckMode mode = ExecCheckMode::kOn;
-  while (argc > 0 && std::strncmp(argv[0], "--exec-check", 12) == 0 &&
-         (argv[0][12] == '\0' || argv[0][12] == '=')) {
-    const char* value = argv[0][12] == '=' ? argv[0] + 13 : argc > 1 ? argv[1] : "";
-    auto parsed = ParseExecCheckMode(value);
-    if (!parsed) {
-      std::fprintf(stderr, "corral-shim init: --exec-check takes on, require or off, not '%s'\n",
-                   value);
-      return std::nullopt;
+// The value of option `name` at argv[0] (`--name VALUE` or `--name=VALUE`),
+// moving past it; nullptr when argv[0] is not that option.
+const char* OptionValue(const char* name, int& argc, char**& argv) {
+  std::size_t length = std::strlen(name);
+  if (argc == 0 || std::strncmp(argv[0], name, length) != 0 ||
+      (argv[0][length] != '\0' && argv[0][length] != '=')) {
+    return nullptr;
+  }
+  const char* value = argv[0][length] == '=' ? argv[0] + length + 1 : argc > 1 ? argv[1] : "";
+  int used = argv[0][length] == '=' ? 1 : 2;
+  argc -= std::min(used, argc);
+  argv += used;
+  return value;
+}
+
+// `--exec-check MODE` and `--user UID:GID` before `--`: corral passes the
+// session's exec_check setting (on, its default, without it) and, when the
+// box starts as root to set the exec gate up, the agent's user.
+std::optional<Options> ReadOptions(int& argc, char**& argv) {
+  Options options;
+  for (;;) {
+    if (const char* value = OptionValue("--exec-check", argc, argv)) {
+      auto parsed = ParseExecCheckMode(value);
+      if (!parsed) {
+        std::fprintf(stderr, "corral-shim init: --exec-check takes on, require or off, not '%s'\n",
+                     value);
+        return std::nullopt;
+      }
+      options.mode = *parsed;
+    } else if (const char* own = OptionValue("--own", argc, argv)) {
+      options.own.push_back(own);
+    } else if (const char* user = OptionValue("--user", argc, argv)) {
+      options.user = ParseAgentUser(user);
+      if (!options.user) {
+        std::fprintf(stderr, "corral-shim init: --user takes UID:GID (numbers), not '%s'\n", user);
+        return std::nullopt;
+      }
+    } else {
+      break;
     }
-    mode = *parsed;
-    int used = argv[0][12] == '=' ? 1 : 2;
-    argc -= used;
-    argv += used;
   }
   if (argc > 0 && std::strcmp(argv[0], "--") == 0) {
     --argc;
@@ -107,14 +168,64 @@ std::optional<ExecCheckMode> ReadOptions(int& argc, char**& argv) {
     std::fprintf(stderr, "corral-shim init: give the command to run: init -- COMMAND [ARGS...]\n");
     return std::nullopt;
   }
-  return mode;
+  return options;
+}
+
+// The listed programs: the first words of the session's list.
+std::vector<std::string> ListedPrograms() {
+  const char* file = std::getenv("CORRAL_DENY_LIST_FILE");
+  auto entries = policy::ReadDenyListFile(file && *file ? file : "/run/corral/deny-list");
+  std::vector<std::string> programs;
+  for (const std::string& entry : entries ? *entries : policy::DefaultDenyList()) {
+    programs.push_back(entry.substr(0, entry.find(' ')));
+  }
+  return programs;
+}
+
+// Started as root to set the gate up: becomes the agent's user at once,
+// keeping only the capabilities the gate's mounts need. False: not starting.
+bool LeaveRoot(const Options& options, bool& privileged) {
+  privileged = false;
+  if (!options.user) return true;
+  if (::geteuid() != 0 || !HoldsCapabilities()) {
+    if (::geteuid() == options.user->uid) return true;  // started as the agent: no gate
+    std::fprintf(stderr, "corral-shim: started as user %u, neither root nor the agent's user "
+                 "%u; not starting\n", ::geteuid(), options.user->uid);
+    return false;
+  }
+  // A new volume is root's when the box starts as root (Podman makes it the
+  // process's): the agent's, as it would be had the box started as it.
+  for (const std::string& dir : options.own) {
+    UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    struct stat st {};
+    if (fd.valid() && ::fstat(fd.get(), &st) == 0 && st.st_uid == 0 && st.st_gid == 0 &&
+        ::fchown(fd.get(), options.user->uid, options.user->gid) != 0) {
+      std::fprintf(stderr, "corral-shim: cannot give %s to the agent's user (%s)\n", dir.c_str(),
+                   std::strerror(errno));
+    }
+  }
+  if (std::string why = BecomeAgentUser(*options.user); !why.empty()) {
+    std::fprintf(stderr, "corral-shim: cannot become the agent's user %u:%u (%s); not starting\n",
+                 options.user->uid, options.user->gid, why.c_str());
+    return false;
+  }
+  if (::access("/", X_OK) != 0) {
+    std::fprintf(stderr, "corral-shim: the agent's user %u cannot reach the image's files "
+                 "(/: %s): check that the image's root folder is mode 0755 "
+                 "(docs/rootless.md, Images)\n", options.user->uid, std::strerror(errno));
+    return false;
+  }
+  privileged = true;
+  return true;
 }
 
 }  // namespace
 
 int Init(int argc, char** argv) {
-  auto mode = ReadOptions(argc, argv);
-  if (!mode) return 2;
+  auto options = ReadOptions(argc, argv);
+  if (!options) return 2;
+  bool privileged = false;
+  if (!LeaveRoot(*options, privileged)) return 125;
   sigset_t all, original;
   sigfillset(&all);
   sigprocmask(SIG_BLOCK, &all, &original);
@@ -140,8 +251,14 @@ int Init(int argc, char** argv) {
       return 125;
     }
   }
-  auto exec_check = ExecCheckStart::Prepare(*mode);
+  auto exec_check = ExecCheckStart::Prepare(options->mode);
   if (!exec_check) return 125;
+  ExecGate gate;
+  if (privileged && options->mode != ExecCheckMode::kOff && exec_check->may_run()) {
+    const char* path = std::getenv("PATH");
+    gate = ExecGate::Find(ListedPrograms(), path ? path : "/usr/local/bin:/usr/bin:/bin",
+                          InterpreterNames());
+  }
   int signals = signalfd(-1, &all, SFD_CLOEXEC);
   AwaitTerminalSize(signals);
   pid_t child = fork();
@@ -149,13 +266,30 @@ int Init(int argc, char** argv) {
     std::fprintf(stderr, "corral-shim: cannot start %s: %s\n", argv[0], std::strerror(errno));
     return 125;
   }
-  if (child == 0) ExecChild(argv, original, *exec_check);
+  if (child == 0) ExecChild(argv, original, *options, gate, privileged, *exec_check);
   UniqueFd listener;
+  // Reading a process that holds capabilities takes them in effect (the
+  // agent's first process holds the kept ones until it drops them).
+  if (privileged) RaiseKeptCapabilities();
   if (int refused = exec_check->InParent(child, listener); refused != 0) {
     waitpid(child, nullptr, 0);
     return refused;
   }
-  if (listener.valid()) StartExecSupervisor(std::move(listener));
+  // PID 1 holds the exec check's listener and the real files of gated
+  // programs: no other process reads its descriptors or memory.
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  if (privileged) {
+    if (std::string why = DropAllCapabilities(); !why.empty()) {
+      std::fprintf(stderr, "corral-shim: cannot drop the box's capabilities (%s); ending\n",
+                   why.c_str());
+      kill(child, SIGKILL);
+      return 125;
+    }
+  }
+  auto approved = std::make_shared<ApprovedExecs>();
+  GateDecision decide = listener.valid() ? MakeGateDecision() : GateDecision();
+  if (listener.valid()) StartExecSupervisor(std::move(listener), approved);
+  gate.Serve(child, std::move(decide), approved);  // covered: gates need their files, checked or not
   if (bridge >= 0) StartBridge(bridge, proxy_socket);
 
   long kill_at = -1;  // when ending: the moment SIGKILL follows SIGTERM

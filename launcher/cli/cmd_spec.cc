@@ -102,6 +102,10 @@ int RunSpec(const SpecOptions& options, const Globals& globals) {
     }
   }
   if (options.format == "kubernetes") {
+    // A Pod runs as the agent's user from the start: no gate (docs/exec-check.md).
+    if (auto ok = launcher::WithoutExecGate(*plan, policy->seccomp); !ok) {
+      return Fail(ok.error(), launcher::kExitBoxFailed);
+    }
     auto kubernetes = options.kubernetes;
     auto ca = LoginCaFor(*plan, *policy, input.ca_bundle);
     if (!ca) return Fail(ca.error(), launcher::kExitBoxFailed);

@@ -178,7 +178,7 @@ DoctorCheck CheckSeccomp(const policy::SeccompPolicy& user, const Engine* engine
               std::to_string(size->instructions) + " BPF instructions";
   }
 #else
-  auto json = SeccompJson(user);
+  auto json = SeccompJson(user, true);
   if (!json) {
     profile = json.error();
   } else {

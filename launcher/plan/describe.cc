@@ -30,7 +30,11 @@ std::string DescribePlan(const SessionPlan& plan) {
   for (const auto& domain : plan.allowed_domains) out << " " << domain;
   out << "\nshell commands: checked by the host before they run ($SHELL, make's and npm's "
          "shell and the shell names in PATH are corral-shell)\n"
-      << "hardening: all capabilities dropped, no-new-privileges, seccomp ("
+      << "hardening: "
+      << (plan.exec_gate ? "the agent holds no capability (the box starts as root with the exec "
+                           "gate's seven and the shim drops them all before the agent starts)"
+                         : "all capabilities dropped")
+      << ", no-new-privileges, seccomp ("
       << plan.seccomp.value("syscalls", nlohmann::json::array()).size()
       << " rules), read-only root filesystem, no devices\n"
       << "limits: pids " << plan.limits.pids << ", memory "

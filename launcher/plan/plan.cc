@@ -202,7 +202,16 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
   std::string exec_check = policy.exec_check == policy::ExecCheck::kRequire ? "require"
                            : policy.exec_check == policy::ExecCheck::kOff   ? "off"
                                                                             : "on";
-  plan.command = {kShimInBox, "init", "--exec-check", exec_check, "--"};
+  plan.exec_gate = policy.exec_check != policy::ExecCheck::kOff;
+  plan.command = {kShimInBox, "init", "--exec-check", exec_check};
+  if (plan.exec_gate) {
+    plan.command.push_back("--user");
+    plan.command.push_back(std::to_string(plan.uid) + ":" + std::to_string(plan.gid));
+  }
+  plan.command.push_back("--");
+  for (const Mount& m : plan.mounts) {
+    if (m.kind == MountKind::kVolume && !m.read_only) OwnVolume(plan, m.target);
+  }
   plan.command.insert(plan.command.end(), input.agent_command.begin(), input.agent_command.end());
   plan.env = BoxEnvironment(input, home, ca_in_box, plan.session_id);
   // A recipe's value "~" or "~/x" is the box's HOME.
@@ -240,7 +249,7 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
   }
   plan.deny_list = policy.deny_unattended;
 
-  auto seccomp = SeccompJson(policy.seccomp);
+  auto seccomp = SeccompJson(policy.seccomp, plan.exec_gate);
   if (!seccomp) return seccomp.error();
   plan.seccomp = std::move(*seccomp);
 
@@ -264,6 +273,31 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
                  {"corral.project", project},
                  {"corral.agent", input.agent_command.front()}};
   return plan;
+}
+
+void OwnVolume(SessionPlan& plan, const std::string& target) {
+  if (!plan.exec_gate) return;
+  auto dashes = std::find(plan.command.begin(), plan.command.end(), "--");
+  plan.command.insert(dashes, {"--own", target});
+}
+
+Result<void> WithoutExecGate(SessionPlan& plan, const policy::SeccompPolicy& seccomp) {
+  if (!plan.exec_gate) return Ok();
+  auto profile = SeccompJson(seccomp, false);
+  if (!profile) return profile.error();
+  plan.seccomp = std::move(*profile);
+  plan.exec_gate = false;
+  // The shim's own options, before its `--`: --user and --own go.
+  auto dashes = std::find(plan.command.begin(), plan.command.end(), "--");
+  for (auto at = plan.command.begin(); at < dashes && at + 1 < dashes;) {
+    if (*at == "--user" || *at == "--own") {
+      at = plan.command.erase(at, at + 2);
+      dashes -= 2;
+    } else {
+      ++at;
+    }
+  }
+  return Ok();
 }
 
 }  // namespace corral::launcher

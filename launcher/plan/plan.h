@@ -177,6 +177,18 @@ inline constexpr const char* kBoxPath =
 // From seccomp/ when it is built; until then a small stand-in: everything
 // allowed except what an agent never needs (namespaces, mounts, kernel
 // modules, keyrings, bpf, ptrace unless allowed...), refused with EPERM.
-Result<nlohmann::json> SeccompJson(const policy::SeccompPolicy& user);
+// With the exec gate, the shim gives the volume at `target` to the agent's
+// user when it is root's (a new volume, which Podman makes the box's first
+// user's): `--own TARGET` among the shim's options.
+void OwnVolume(SessionPlan& plan, const std::string& target);
+
+// The plan for a box that cannot start as root to set the exec gate up (a
+// Kubernetes Pod under a restricted policy): the agent's user from the
+// start, and the seccomp profile without the gate's allowances.
+Result<void> WithoutExecGate(SessionPlan& plan, const policy::SeccompPolicy& seccomp);
+
+// `exec_gate`: mount and a mount namespace allowed, for the shim's first
+// moments (seccomp::Options::exec_gate).
+Result<nlohmann::json> SeccompJson(const policy::SeccompPolicy& user, bool exec_gate);
 
 }  // namespace corral::launcher

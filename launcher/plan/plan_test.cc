@@ -316,9 +316,46 @@ TEST(Plan, TheShimIsToldTheExecCheckSetting) {
     policy.exec_check = setting;
     auto plan = MakePlan(TestInput(policy, tree, top));
     ASSERT_TRUE(plan) << plan.error().message;
-    std::vector<std::string> head(plan->command.begin(), plan->command.begin() + 5);
-    EXPECT_EQ(head, (std::vector<std::string>{kShimInBox, "init", "--exec-check", word, "--"}));
+    std::vector<std::string> expected = {kShimInBox, "init", "--exec-check", word};
+    if (setting != policy::ExecCheck::kOff) {
+      expected.insert(expected.end(), {"--user", "1000:1000"});
+      // Each writable volume, which Podman makes root's for a box started as root.
+      for (const Mount& m : plan->mounts) {
+        if (m.kind == MountKind::kVolume && !m.read_only) {
+          expected.insert(expected.end(), {"--own", m.target});
+        }
+      }
+      EXPECT_NE(std::find(expected.begin(), expected.end(), "/home/corral"), expected.end());
+    }
+    expected.push_back("--");
+    std::vector<std::string> head(plan->command.begin(), plan->command.begin() + expected.size());
+    EXPECT_EQ(head, expected);
+    EXPECT_EQ(plan->exec_gate, setting != policy::ExecCheck::kOff);
   }
+}
+
+TEST(Plan, WithoutExecGateRunsAsTheAgentFromTheStart) {
+  TempTree tree;
+  auto policy = TestPolicy();
+  auto plan = MakePlan(TestInput(policy, tree, tree.Dir("p")));
+  ASSERT_TRUE(plan) << plan.error().message;
+  auto allows_mount = [](const nlohmann::json& seccomp) {
+    for (const auto& rule : seccomp["syscalls"]) {
+      if (rule["action"] != "SCMP_ACT_ALLOW") continue;
+      for (const auto& name : rule["names"]) {
+        if (name == "mount") return true;
+      }
+    }
+    return false;
+  };
+  EXPECT_TRUE(allows_mount(plan->seccomp)) << "the gate's set-up mounts";
+  ASSERT_TRUE(WithoutExecGate(*plan, policy.seccomp));
+  EXPECT_FALSE(plan->exec_gate);
+  EXPECT_FALSE(allows_mount(plan->seccomp));
+  for (const char* option : {"--user", "--own"}) {
+    EXPECT_EQ(std::find(plan->command.begin(), plan->command.end(), option), plan->command.end());
+  }
+  EXPECT_EQ(plan->command.at(4), "--");
 }
 
 TEST(Plan, HardeningEnvironmentAndCommand) {
@@ -330,7 +367,9 @@ TEST(Plan, HardeningEnvironmentAndCommand) {
   ASSERT_TRUE(plan) << plan.error().message;
   EXPECT_EQ(plan->network_mode, "none");
   EXPECT_EQ(plan->command.front(), kShimInBox);
-  EXPECT_EQ(plan->command.at(5), "sh");
+  auto dashes = std::find(plan->command.begin(), plan->command.end(), "--");
+  ASSERT_NE(dashes, plan->command.end());
+  EXPECT_EQ(*(dashes + 1), "sh");
   EXPECT_EQ(plan->limits.pids, 256);
   EXPECT_EQ(plan->limits.memory_bytes, 512LL << 20);
   EXPECT_EQ(plan->limits.cpu_quota, 150000);

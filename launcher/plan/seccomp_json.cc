@@ -15,7 +15,7 @@ constexpr int kEnosys = 38;
 constexpr std::uint64_t kNamespaceFlags[] = {0x00020000, 0x02000000, 0x04000000, 0x08000000,
                                              0x10000000, 0x20000000, 0x40000000};
 
-nlohmann::json StandIn(const policy::SeccompPolicy& user) {
+nlohmann::json StandIn(const policy::SeccompPolicy& user, bool exec_gate) {
   std::vector<std::string> refused = {
       "acct", "add_key", "bpf", "clock_adjtime", "clock_settime", "create_module",
       "delete_module", "finit_module", "fsconfig", "fsmount", "fsopen", "fspick",
@@ -27,6 +27,7 @@ nlohmann::json StandIn(const policy::SeccompPolicy& user) {
       "_sysctl", "umount", "umount2", "unshare", "uselib", "userfaultfd", "ustat", "vm86",
       "vm86old"};
   if (!user.allow_ptrace) refused.push_back("ptrace");
+  if (exec_gate) std::erase(refused, "mount");
   for (const auto& name : user.deny) refused.push_back(name);
   std::erase_if(refused, [&](const std::string& n) {
     return std::find(user.allow.begin(), user.allow.end(), n) != user.allow.end();
@@ -36,6 +37,7 @@ nlohmann::json StandIn(const policy::SeccompPolicy& user) {
   // glibc falls back to clone when clone3 says ENOSYS; clone's flags are checkable.
   syscalls.push_back({{"names", {"clone3"}}, {"action", "SCMP_ACT_ERRNO"}, {"errnoRet", kEnosys}});
   for (std::uint64_t flag : kNamespaceFlags) {
+    if (exec_gate && flag == 0x00020000) continue;  // CLONE_NEWNS: the gate's own namespace
     syscalls.push_back({{"names", {"clone"}},
                         {"action", "SCMP_ACT_ERRNO"},
                         {"errnoRet", kEperm},
@@ -50,14 +52,14 @@ nlohmann::json StandIn(const policy::SeccompPolicy& user) {
 
 }  // namespace
 
-Result<nlohmann::json> SeccompJson(const policy::SeccompPolicy& user) {
+Result<nlohmann::json> SeccompJson(const policy::SeccompPolicy& user, bool exec_gate) {
 #ifdef CORRAL_HAVE_SECCOMP
-  auto profile = seccomp::BuildProfile(user);
+  auto profile = seccomp::BuildProfile(user, {.exec_gate = exec_gate});
   if (!profile) return profile.error().Context("seccomp profile");
   for (const auto& warning : profile->warnings) log::warn("seccomp: " + warning);
   return seccomp::ToOci(*profile);
 #else
-  return StandIn(user);
+  return StandIn(user, exec_gate);
 #endif
 }
 

@@ -57,6 +57,7 @@ json HostConfig(const SessionPlan& plan) {
   json host = {
       {"NetworkMode", plan.network_mode},
       {"CapDrop", {"ALL"}},
+      {"CapAdd", GateCapabilities(plan)},
       {"SecurityOpt", {"no-new-privileges", "seccomp=" + plan.seccomp.dump()}},
       {"ReadonlyRootfs", true},
       {"Mounts", Mounts(plan)},
@@ -85,7 +86,7 @@ nlohmann::json Render(const SessionPlan& plan) {
   return {
       {"Image", plan.image},
       {"Hostname", plan.hostname},
-      {"User", std::to_string(plan.uid) + ":" + std::to_string(plan.gid)},
+      {"User", plan.exec_gate ? "0:0" : std::to_string(plan.uid) + ":" + std::to_string(plan.gid)},
       {"Entrypoint", plan.command},
       {"Cmd", json::array()},
       {"Env", plan.env},

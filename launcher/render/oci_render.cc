@@ -63,14 +63,17 @@ json Process(const SessionPlan& plan) {
     rlimits.push_back({{"type", type}, {"soft", u.soft}, {"hard", u.hard}});
   }
   json none = json::array();
+  json gate = json::array();
+  for (const char* cap : kGateCapabilities) gate.push_back(std::string("CAP_") + cap);
+  json held = plan.exec_gate ? gate : none;
   return {{"terminal", plan.tty},
-          {"user", {{"uid", plan.uid}, {"gid", plan.gid}}},
+          {"user", {{"uid", plan.exec_gate ? 0 : plan.uid}, {"gid", plan.exec_gate ? 0 : plan.gid}}},
           {"args", plan.command},
           {"env", plan.env},
           {"cwd", plan.workdir},
           {"capabilities",
-           {{"bounding", none}, {"effective", none}, {"inheritable", none},
-            {"permitted", none}, {"ambient", none}}},
+           {{"bounding", held}, {"effective", held}, {"inheritable", none},
+            {"permitted", held}, {"ambient", none}}},
           {"rlimits", rlimits},
           {"noNewPrivileges", true}};
 }

@@ -32,10 +32,24 @@ TEST(OciRender, HardensTheProcessAndNamespaces) {
   json config = oci::Render(TestPlan(tree, policy));
   EXPECT_EQ(config["root"]["readonly"], true);
   EXPECT_EQ(config["process"]["noNewPrivileges"], true);
-  for (const char* set : {"bounding", "effective", "inheritable", "permitted", "ambient"}) {
+  // Root with the exec gate's four capabilities, which the shim drops
+  // before the agent starts (its --user says to whom).
+  json gate = {"CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_DAC_OVERRIDE",
+               "CAP_DAC_READ_SEARCH", "CAP_CHOWN"};
+  for (const char* set : {"bounding", "effective", "permitted"}) {
+    EXPECT_EQ(config["process"]["capabilities"][set], gate) << set;
+  }
+  for (const char* set : {"inheritable", "ambient"}) {
     EXPECT_TRUE(config["process"]["capabilities"][set].empty()) << set;
   }
-  EXPECT_EQ(config["process"]["user"]["uid"], 1000);
+  EXPECT_EQ(config["process"]["user"]["uid"], 0);
+  SessionPlan no_gate = TestPlan(tree, policy);
+  no_gate.exec_gate = false;
+  json plain = oci::Render(no_gate);
+  for (const char* set : {"bounding", "effective", "inheritable", "permitted", "ambient"}) {
+    EXPECT_TRUE(plain["process"]["capabilities"][set].empty()) << set;
+  }
+  EXPECT_EQ(plain["process"]["user"]["uid"], 1000);
   EXPECT_EQ(config["process"]["args"][0], kShimInBox);
   bool network = false;
   for (const json& ns : config["linux"]["namespaces"]) network |= ns["type"] == "network";
@@ -68,7 +82,11 @@ TEST(DockerRender, CreateBody) {
   EXPECT_EQ(host["PidsLimit"], 256);
   EXPECT_EQ(host["Memory"], 512LL << 20);
   EXPECT_EQ(host["Tmpfs"]["/tmp"], "rw,noexec,nosuid,nodev,size=1g,mode=1777");
-  EXPECT_EQ(body["User"], "1000:1000");
+  EXPECT_EQ(body["User"], "0:0");
+  EXPECT_EQ(host["CapAdd"], json::array({"SYS_ADMIN", "SETUID", "SETGID", "SETPCAP", "DAC_OVERRIDE", "DAC_READ_SEARCH", "CHOWN"}));
+  plan.exec_gate = false;
+  EXPECT_EQ(docker::Render(plan)["User"], "1000:1000");
+  EXPECT_EQ(docker::Render(plan)["HostConfig"]["CapAdd"], json::array());
   EXPECT_EQ(body["Entrypoint"], plan.command);
   EXPECT_EQ(body["Labels"][kLabelSession], plan.session_id);
   const json* hooks = MountAt(host["Mounts"], "Target", tree.root() + "/p/.git/hooks");
@@ -129,7 +147,10 @@ TEST(LibpodRender, SpecGenerator) {
   EXPECT_EQ(spec["seccomp_profile_path"], plan.session_dir + "/seccomp.json");
   EXPECT_EQ(spec["resource_limits"]["pids"]["limit"], 256);
   EXPECT_EQ(spec["env"]["HOME"], "/home/corral");
-  EXPECT_EQ(spec["user"], "1000:1000");
+  EXPECT_EQ(spec["user"], "0:0");
+  EXPECT_EQ(spec["cap_add"], json::array({"SYS_ADMIN", "SETUID", "SETGID", "SETPCAP", "DAC_OVERRIDE", "DAC_READ_SEARCH", "CHOWN"}));
+  plan.exec_gate = false;
+  EXPECT_EQ(libpod::Render(plan)["user"], "1000:1000");
   bool home_volume = false;
   for (const json& v : spec["volumes"]) home_volume |= v["Dest"] == "/home/corral";
   EXPECT_TRUE(home_volume);

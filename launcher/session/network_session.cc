@@ -12,6 +12,7 @@
 
 #include "launcher/agents/agents.h"
 #include "launcher/network_mode/network_mode.h"
+#include "launcher/plan/plan.h"
 #include "launcher/session/session.h"
 
 namespace corral::launcher {
@@ -70,6 +71,7 @@ void UseProjectVolume(SessionPlan& plan, const std::string& volume, const std::s
       m.source = volume;
       m.options = {kNoCopy};
       m.why += " (copied into a volume: the engine cannot see this folder)";
+      OwnVolume(plan, m.target);
     } else if (m.source.rfind(inside, 0) == 0) {
       m.source = on_engine + "/" + m.source.substr(inside.size());
       m.options = {"rslave", kLateSource};  // the copy goes in while the box is made

@@ -2,7 +2,8 @@
 # shell text shows (a wrapper's arguments, find -exec, a renamed copy, a
 # link, an interpreter, make, git's ssh command, /dev/fd/N and the other
 # paths back to the process, a #! line, a copied interpreter, a rewrite in
-# place, the dynamic loader) and builds a small project,
+# place, the dynamic loader), reaches a compiled listed program behind the
+# exec gate, and builds a small project,
 # writing what happened to $OUT/<step>.{code,out,err}; the stand-in writes
 # $OUT/<step>.ran when it runs. Run by busybox sh, not through corral-shell.
 # Usage: sh exec_agent.sh OUT_DIR
@@ -56,5 +57,14 @@ git init -q ./repo
 step ldso env GIT_TRACE="$out/ldso.ran" $loader /usr/bin/git -C ./repo push --force origin
 cp $loader ./loader
 step ldcopy env GIT_TRACE="$out/ldcopy.ran" ./loader /usr/bin/git -C ./repo push --force origin
+# The exec gate: a compiled listed program (kubectl, a link to a versioned
+# file) by its name, its file's own path, /proc/self/root, with a signal, and
+# a copy of its file with one byte added (which copies the gate).
+step gatename env kubectl get pods
+step gateversioned /usr/local/lib/kubectl-1.29 get
+step gateprocroot /proc/self/root/usr/local/lib/kubectl-1.29 get
+step gatesignal env kubectl die
+cat /usr/local/lib/kubectl-1.29 >./kubectl-copy; printf x >>./kubectl-copy; chmod +x ./kubectl-copy
+step gatecopy ./kubectl-copy get
 step build env -u MAKEFLAGS make -s -j2 -f Makefile.build
 echo done >"$out/finished"

@@ -9,7 +9,10 @@ off, or does not start with exec_check: require; exec_check: off turns it off.
 Usage: exec_check_e2e.py docker|podman CORRAL SHIM
 
 The box's image is corral-tools:2 (busybox, bash, git, make: tests/engines/
-tools_image) plus a stand-in `aws` in /usr/local/bin, built with --build.
+tools_image) plus a stand-in `aws` (a script) in /usr/local/bin and a compiled
+stand-in `kubectl` (gate_stand_in.c, linked from /usr/local/bin to a versioned
+file in /usr/local/lib), built with --build. kubectl is behind the exec gate
+(docs/exec-check.md, "The gate").
 """
 import json
 import os
@@ -32,6 +35,11 @@ ROUTES = {name: "aws" for name in [
     "env", "find", "copy", "link", "interpreter", "make", "git", "devfd", "stdin", "procdot",
     "fdlink", "procrel", "shebang", "interpcopy", "rewrite"]}
 ROUTES.update({"ldso": "git push --force", "ldcopy": "git push --force"})
+# The gate's routes to the compiled kubectl refused while nobody watches:
+# by name (at the gate's own exec), by its file's path and /proc/self/root
+# (by the gate, which says so), and with a signal to die.
+GATE_REFUSED = {"gatename": "Permission denied", "gateversioned": "was refused",
+                "gateprocroot": "was refused", "gatesignal": "Permission denied"}
 
 STAND_IN = '#!/bin/sh\necho "aws-ran $*" >>"${AWS_RAN_LOG:-/dev/null}"\necho aws-ran\n'
 
@@ -46,7 +54,13 @@ def main():
         ctx.mkdir()
         (ctx / "aws").write_text(STAND_IN)
         os.chmod(ctx / "aws", 0o755)
-        (ctx / "Dockerfile").write_text("FROM corral-tools:2\nCOPY aws /usr/local/bin/aws\n")
+        subprocess.run(["gcc", "-static", "-O2", "-o", str(ctx / "kubectl-1.29"),
+                        str(HERE / "gate_stand_in.c")], check=True)
+        (ctx / "bin").mkdir()
+        os.symlink("/usr/local/lib/kubectl-1.29", ctx / "bin" / "kubectl")
+        (ctx / "Dockerfile").write_text(
+            "FROM corral-tools:2\nCOPY aws /usr/local/bin/aws\n"
+            "COPY kubectl-1.29 /usr/local/lib/kubectl-1.29\nCOPY bin/ /usr/local/bin/\n")
 
         proj = work / "proj"
         (proj / ".git").mkdir(parents=True)
@@ -64,7 +78,7 @@ def main():
         config_dir = work / "config" / "corral"
         config_dir.mkdir(parents=True)
         (config_dir / "config.yaml").write_text(json.dumps({
-            "level": "always", "image": tag, "deny_unattended": ["aws", "git push --force"],
+            "level": "always", "image": tag, "deny_unattended": ["aws", "git push --force", "kubectl"],
             "presence": {"sources": ["heartbeat"], "heartbeat_file": str(heartbeat)},
             "notify": {"desktop": False},
         }))
@@ -103,23 +117,34 @@ def main():
             check(code != "missing" and not ran and "ermission denied" in err,
                   f"nobody watching: the stand-in `aws` started by {name} is refused (EACCES)",
                   f"exit {code}, ran {ran}, stderr {err!r}")
+        for name, said in GATE_REFUSED.items():
+            code, _, err = step("away", name)
+            out = (proj / "away" / f"{name}.out").read_text()
+            check(code == "126" and "kubectl-ran" not in out and said in err,
+                  f"nobody watching: the gate keeps kubectl from running ({name})",
+                  f"exit {code}, out {out!r}, stderr {err!r}")
+        code, _, err = step("away", "gatecopy")
+        check(code == "126" and "a copy of corral's exec gate" in err,
+              "a copy of a covered program's file with a byte added is a copy of the gate",
+              f"exit {code}, stderr {err!r}")
         code, ran, err = step("away", "build")
         built = [(proj / "out" / f"{n}.txt").read_text() if (proj / "out" / f"{n}.txt").exists()
                  else "" for n in "abcd"]
         check(code == "0" and built == [f"{n} out\n" for n in "abcd"],
               "a make -j2 build runs with the exec check on", f"exit {code} {err!r} {built}")
-        check(f"Had {len(ROUTES)} commands blocked while you were away" in r.stderr,
+        refusals = len(ROUTES) + len(GATE_REFUSED)
+        check(f"Had {refusals} commands blocked while you were away" in r.stderr,
               "the session counts each refusal once", r.stderr[-300:])
         items = json.loads(run([CORRAL, "inbox", "--json"], env=env).stdout or "[]")
         entries = sorted(i.get("entry") for i in items)
-        check(entries == sorted(ROUTES.values()),
+        check(entries == sorted(list(ROUTES.values()) + ["kubectl"] * len(GATE_REFUSED)),
               "the inbox has one entry per refusal, each the listed command it was",
               json.dumps(items)[:600])
         logs = list((work / "state" / "corral" / "sessions").glob("*.jsonl"))
         events = [e for p in logs for e in map(json.loads, p.read_text().splitlines())
                   if e.get("event") == "command"]
         execs = [e for e in events if e.get("shell") == "exec"]
-        check(len(execs) == len(ROUTES) and any(
+        check(len(execs) == refusals and any(
             str(e.get("program", "")).endswith("/renamed-tool") for e in execs),
             "each refusal is logged with the program that was started", json.dumps(execs)[:600])
 
@@ -131,6 +156,20 @@ def main():
             code, ran, err = step("here", name)
             check(ran, f"somebody watching: the stand-in started by {name} runs",
                   f"exit {code}, stderr {err!r}")
+        for name, argv in (("gatename", "kubectl get pods"),
+                           ("gateversioned", "/usr/local/lib/kubectl-1.29 get"),
+                           ("gateprocroot", "/proc/self/root/usr/local/lib/kubectl-1.29 get")):
+            code, _, err = step("here", name)
+            out = (proj / "here" / f"{name}.out").read_text()
+            check(code == "42" and out == f"kubectl-ran argv0={argv}\n",
+                  f"somebody watching: kubectl runs through the gate with its argv[0], "
+                  f"arguments and exit status ({name})", f"exit {code}, out {out!r}, {err!r}")
+        code, _, _ = step("here", "gatesignal")
+        check(code == "143", "through the gate, a signal that ends kubectl is its exit status",
+              f"exit {code}")
+        code, _, err = step("here", "gatecopy")
+        check(code == "126" and "a copy of corral's exec gate" in err,
+              "somebody watching: a copy of the gate still runs nothing", f"exit {code} {err!r}")
         items = json.loads(run([CORRAL, "inbox", "--json"], env=env).stdout or "[]")
         check(items == [], "nothing was refused while somebody watched", json.dumps(items)[:300])
         heartbeat.unlink()
