@@ -190,6 +190,9 @@ ExecVerdict FirstListed(const policy::Matcher& matcher, const FileFacts& file,
                         const std::vector<std::string>& argv, std::size_t args_from) {
   std::string_view argv0 = args_from == 1 && !argv.empty() ? std::string_view(argv[0]) : "";
   for (std::string_view name : Names(file, argv0)) {
+    // Listed by its own name only when the list has that command (most
+    // execs: no text to build, no line to parse).
+    if (!matcher.ListsCommand(BaseName(name))) continue;
     std::string text = ShellWords(name, argv, args_from);
     policy::MatchResult match = matcher.Check(text);
     // A listed program that a wrapper or a shell in the arguments would start

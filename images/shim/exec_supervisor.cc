@@ -201,9 +201,11 @@ class Supervisor {
       if (!file || IsFront(*file)) break;
     }
     if (!verdict) return false;
+    // Its files were opened by pid: valid still, they were the caller's.
+    if (!IdValid(request.id)) return false;
     if (RefusedJustNow(request.pid, verdict->command)) return true;
     std::string cwd_path = target.WorkingDirectory();
-    bool refused = host_->Refuses(*verdict, file->path, cwd_path);
+    bool refused = host_->Refuses(*verdict, file->RealPath(), cwd_path);
     if (refused) recent_[next_recent_++ % recent_.size()] = {request.pid, verdict->command, NowMs()};
     return refused;
   }
@@ -215,13 +217,18 @@ class Supervisor {
   // corral's shell front checks its own text.
   bool IsFront(const ResolvedFile& file) { return !list_.front().Identify(file.st, Opener(file)).empty(); }
 
-  // The `#!` line of a script the kernel would run through an interpreter.
-  static std::optional<Shebang> ShebangOf(const ResolvedFile& file) {
+  // The `#!` line of a script the kernel would run through an interpreter,
+  // read once per version of a file.
+  std::optional<Shebang> ShebangOf(const ResolvedFile& file) {
     if (!S_ISREG(file.st.st_mode) || file.st.st_size < 3) return std::nullopt;
+    if (const auto* known = shebangs_.Find(file.st)) return *known;
     UniqueFd readable = file.OpenForReading();
     char head[kShebangBytes];
     ssize_t n = readable.valid() ? ::pread(readable.get(), head, sizeof head, 0) : -1;
-    return n > 2 ? ParseShebang(std::string_view(head, static_cast<std::size_t>(n))) : std::nullopt;
+    if (n < 0) return std::nullopt;  // unreadable (execute-only): not remembered
+    auto shebang = n > 2 ? ParseShebang(std::string_view(head, static_cast<std::size_t>(n))) : std::nullopt;
+    shebangs_.Keep(file.st, shebang);
+    return shebang;
   }
 
   // The script's name as the kernel gives it to its interpreter: as the
@@ -290,6 +297,7 @@ class Supervisor {
   std::shared_ptr<ApprovedExecs> approved_;
   std::array<Recent, 16> recent_;
   std::size_t next_recent_ = 0;
+  VersionMemo<std::optional<Shebang>> shebangs_;
 };
 
 }  // namespace

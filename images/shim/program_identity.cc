@@ -13,20 +13,9 @@
 namespace corral::shim {
 namespace {
 
-constexpr std::size_t kMaxAnswers = 4096;  // files remembered; forgotten all at once past it
-
 bool SameVersion(const struct stat& a, const struct stat& b) {
   return a.st_dev == b.st_dev && a.st_ino == b.st_ino && a.st_size == b.st_size &&
          a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec;
-}
-
-// Every write to a file sets its change time to now, and a program cannot
-// set it back (only the clock can), so size, modification and change times
-// together name one version of a file, given a clock tick between versions.
-bool SameTimes(const ProgramIdentities::Answer& answer, const struct stat& st) {
-  return answer.size == st.st_size && answer.mtime.tv_sec == st.st_mtim.tv_sec &&
-         answer.mtime.tv_nsec == st.st_mtim.tv_nsec && answer.ctime.tv_sec == st.st_ctim.tv_sec &&
-         answer.ctime.tv_nsec == st.st_ctim.tv_nsec;
 }
 
 }  // namespace
@@ -101,10 +90,7 @@ std::string ProgramIdentities::Identify(const struct stat& st,
   for (const Known& known : known_) {
     if (known.st.st_dev == st.st_dev && known.st.st_ino == st.st_ino) return known.name;
   }
-  auto key = std::make_pair(st.st_dev, st.st_ino);
-  if (auto it = answers_.find(key); it != answers_.end() && SameTimes(it->second, st)) {
-    return it->second.name;
-  }
+  if (const std::string* known = answers_.Find(st)) return *known;
   std::string name;
   std::optional<std::uint64_t> hash;
   for (Known& known : known_) {
@@ -120,14 +106,7 @@ std::string ProgramIdentities::Identify(const struct stat& st,
       break;
     }
   }
-  // A file changed within the clock's last ticks could change again with
-  // the same times: its answer is not kept.
-  timespec now{};
-  ::clock_gettime(CLOCK_REALTIME, &now);
-  if (st.st_ctim.tv_sec + settle_seconds_ < now.tv_sec || settle_seconds_ < 0) {
-    if (answers_.size() >= kMaxAnswers) answers_.clear();
-    answers_[key] = {st.st_size, st.st_mtim, st.st_ctim, name};
-  }
+  answers_.Keep(st, name);
   return name;
 }
 

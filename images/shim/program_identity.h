@@ -4,6 +4,7 @@
 #pragma once
 
 #include <sys/stat.h>
+#include <time.h>
 
 #include <cstdint>
 #include <functional>
@@ -18,6 +19,47 @@
 
 namespace corral::shim {
 
+// What was found out about each version of a file: its device and inode,
+// and its size, modification and change times. Every write sets the change
+// time to now and a program cannot set it back (only the clock can), so
+// those times name one version, given a clock tick between versions. A file
+// changed within the last `settle_seconds` could change again with the same
+// times: what was found about it is not kept. Use from one thread.
+template <typename T>
+class VersionMemo {
+ public:
+  const T* Find(const struct stat& st) const {
+    auto it = entries_.find({st.st_dev, st.st_ino});
+    return it != entries_.end() && SameTimes(it->second, st) ? &it->second.value : nullptr;
+  }
+
+  void Keep(const struct stat& st, T value) {
+    timespec now{};
+    ::clock_gettime(CLOCK_REALTIME, &now);
+    if (settle_seconds_ >= 0 && st.st_ctim.tv_sec + settle_seconds_ >= now.tv_sec) return;
+    if (entries_.size() >= kMaxEntries) entries_.clear();  // forgotten all at once
+    entries_[{st.st_dev, st.st_ino}] = {st.st_size, st.st_mtim, st.st_ctim, std::move(value)};
+  }
+
+  // How long a file must be unchanged before it is remembered (tests; -1: at once).
+  void set_settle_seconds(long seconds) { settle_seconds_ = seconds; }
+
+ private:
+  static constexpr std::size_t kMaxEntries = 4096;
+  struct Entry {
+    off_t size;
+    struct timespec mtime, ctime;
+    T value;
+  };
+  static bool SameTimes(const Entry& e, const struct stat& st) {
+    return e.size == st.st_size && e.mtime.tv_sec == st.st_mtim.tv_sec &&
+           e.mtime.tv_nsec == st.st_mtim.tv_nsec && e.ctime.tv_sec == st.st_ctim.tv_sec &&
+           e.ctime.tv_nsec == st.st_ctim.tv_nsec;
+  }
+  std::map<std::pair<dev_t, ino_t>, Entry> entries_;
+  long settle_seconds_ = 2;
+};
+
 class ProgramIdentities {
  public:
   // Records each of `names` found in the `:`-separated `dirs` (as PATH is
@@ -27,8 +69,7 @@ class ProgramIdentities {
 
   // The recorded name the file described by `st` is, or "". `open` opens it
   // for reading, called only when its content must be compared. Remembers
-  // the answer for each version of a file (its size, modification and change
-  // times), once it has been unchanged for two seconds; use from one thread.
+  // the answer for each version of a file (VersionMemo); use from one thread.
   std::string Identify(const struct stat& st, const std::function<UniqueFd()>& open);
 
   bool empty() const { return known_.empty(); }
@@ -37,14 +78,7 @@ class ProgramIdentities {
   std::vector<std::pair<std::string, std::string>> Paths() const;
 
   // How long a file must be unchanged before its answer is kept (tests).
-  void set_settle_seconds(long seconds) { settle_seconds_ = seconds; }
-
-  // What a file was found to be, and the version of it that was.
-  struct Answer {
-    off_t size;
-    struct timespec mtime, ctime;
-    std::string name;
-  };
+  void set_settle_seconds(long seconds) { answers_.set_settle_seconds(seconds); }
 
  private:
   struct Known {
@@ -57,8 +91,7 @@ class ProgramIdentities {
   std::optional<std::uint64_t> KnownHash(Known& known);
 
   std::vector<Known> known_;
-  std::map<std::pair<dev_t, ino_t>, Answer> answers_;
-  long settle_seconds_ = 2;
+  VersionMemo<std::string> answers_;
 };
 
 // A hash of everything `fd` holds, read from its start; nullopt on a read error.

@@ -128,5 +128,28 @@ TEST(ContentHashTest, DependsOnEveryByte) {
   EXPECT_EQ(hash_of(big), hash_of(std::string(700'000, 'a')));
 }
 
+TEST(VersionMemoTest, KeepsAnAnswerPerVersionOfAFile) {
+  fs::path path = fs::temp_directory_path() / ("corral-memo-" + std::to_string(::getpid()));
+  std::ofstream(path) << "#!/bin/sh\n";
+  struct stat first {};
+  ASSERT_EQ(::stat(path.c_str(), &first), 0);
+
+  VersionMemo<int> fresh;  // a file changed just now is not remembered
+  fresh.Keep(first, 1);
+  EXPECT_EQ(fresh.Find(first), nullptr);
+
+  VersionMemo<int> memo;
+  memo.set_settle_seconds(-1);
+  memo.Keep(first, 1);
+  ASSERT_NE(memo.Find(first), nullptr);
+  EXPECT_EQ(*memo.Find(first), 1);
+  ::usleep(20'000);  // past a coarse clock's tick
+  std::ofstream(path, std::ios::app) << "#";  // written: a new change time
+  struct stat second {};
+  ASSERT_EQ(::stat(path.c_str(), &second), 0);
+  EXPECT_EQ(memo.Find(second), nullptr);
+  fs::remove(path);
+}
+
 }  // namespace
 }  // namespace corral::shim

@@ -1,6 +1,6 @@
 // The process's memory is read a page at a time through /proc/PID/mem, so a
 // string that ends just before an unmapped page is still read whole; its
-// files are opened through /proc/PID/cwd and /proc/PID/fd.
+// files are opened through /proc/PID/root, /proc/PID/cwd and /proc/PID/fd.
 #include "images/shim/target_process.h"
 
 #include <fcntl.h>
@@ -157,31 +157,47 @@ int OpenFast(int root, int directory, const std::string& path, int flags) {
 
 }  // namespace
 
+int TargetProcess::Root() {
+  if (!root_.valid()) {
+    root_.Reset(::open(("/proc/" + std::to_string(pid_) + "/root").c_str(),
+                       O_PATH | O_DIRECTORY | O_CLOEXEC));
+  }
+  return root_.get();
+}
+
 std::optional<ResolvedFile> TargetProcess::Resolve(int directory, const std::string& path,
-                                                   int flags) const {
+                                                   int flags) {
   ResolvedFile file;
-  std::string proc = "/proc/" + std::to_string(pid_);
   if (path.empty()) {
     if (!(flags & AT_EMPTY_PATH)) return std::nullopt;  // ENOENT
     file.fd.Reset(::fcntl(directory, F_DUPFD_CLOEXEC, 0));  // fexecve: the descriptor is the file
   } else {
-    UniqueFd root;
-    if (path[0] == '/') {
-      root.Reset(::open((proc + "/root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-      if (!root.valid()) return std::nullopt;
-    }
-    file.fd.Reset(OpenFast(root.get(), directory, path, flags));
+    int root = path[0] == '/' ? Root() : -1;
+    if (path[0] == '/' && root < 0) return std::nullopt;
+    // The last component not followed first: most execs name the file
+    // itself, whose path is then the one given (no readlink to ask).
+    file.fd.Reset(OpenFast(root, directory, path, flags | AT_SYMLINK_NOFOLLOW));
     if (file.fd.valid()) {
-      if (::fstat(file.fd.get(), &file.st) != 0 || S_ISLNK(file.st.st_mode)) return std::nullopt;  // ELOOP
-      if (path.back() == '/' && !S_ISDIR(file.st.st_mode)) return std::nullopt;
-      file.path = ReadLink("/proc/self/fd/" + std::to_string(file.fd.get()));
-      return file;
+      if (::fstat(file.fd.get(), &file.st) != 0) return std::nullopt;
+      if (!S_ISLNK(file.st.st_mode)) {
+        if (path.back() == '/' && !S_ISDIR(file.st.st_mode)) return std::nullopt;
+        file.path = path;
+        return file;
+      }
+      if (flags & AT_SYMLINK_NOFOLLOW) return std::nullopt;  // the kernel: ELOOP
+      file.fd.Reset(OpenFast(root, directory, path, flags));
+      if (file.fd.valid()) {
+        if (::fstat(file.fd.get(), &file.st) != 0 || S_ISLNK(file.st.st_mode)) return std::nullopt;  // ELOOP
+        if (path.back() == '/' && !S_ISDIR(file.st.st_mode)) return std::nullopt;
+        file.path = file.RealPath();
+        return file;
+      }
     }
     if (errno != ELOOP && errno != EXDEV && errno != ENOSYS && errno != EPERM) return std::nullopt;
-    if (!root.valid()) root.Reset(::open((proc + "/root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (root < 0) root = Root();
     struct stat root_st {};
-    if (!root.valid() || ::fstat(root.get(), &root_st) != 0) return std::nullopt;
-    UniqueFd at(::fcntl(path[0] == '/' ? root.get() : directory, F_DUPFD_CLOEXEC, 0));
+    if (root < 0 || ::fstat(root, &root_st) != 0) return std::nullopt;
+    UniqueFd at(::fcntl(path[0] == '/' ? root : directory, F_DUPFD_CLOEXEC, 0));
     std::deque<std::string> parts;
     PushComponents(parts, path);
     // "name/" must be a directory (the exec then fails: nothing runs).
@@ -221,7 +237,7 @@ std::optional<ResolvedFile> TargetProcess::Resolve(int directory, const std::str
           if (!next.valid()) return std::nullopt;
         } else {
           PushComponents(parts, text);
-          if (text[0] == '/') at.Reset(::fcntl(root.get(), F_DUPFD_CLOEXEC, 0));
+          if (text[0] == '/') at.Reset(::fcntl(root, F_DUPFD_CLOEXEC, 0));
           if (parts.empty()) file.fd.Reset(::fcntl(at.get(), F_DUPFD_CLOEXEC, 0));  // "/"
           continue;
         }
@@ -236,9 +252,11 @@ std::optional<ResolvedFile> TargetProcess::Resolve(int directory, const std::str
     }
   }
   if (!file.fd.valid() || ::fstat(file.fd.get(), &file.st) != 0) return std::nullopt;
-  file.path = ReadLink("/proc/self/fd/" + std::to_string(file.fd.get()));
+  file.path = file.RealPath();
   return file;
 }
+
+std::string ResolvedFile::RealPath() const { return ReadLink("/proc/self/fd/" + std::to_string(fd.get())); }
 
 UniqueFd ResolvedFile::OpenForReading() const {
   // An O_PATH descriptor cannot be read: open the file it names.

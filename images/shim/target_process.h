@@ -20,14 +20,22 @@ namespace corral::shim {
 // A file an exec names, resolved as the kernel will find it.
 struct ResolvedFile {
   struct stat st {};
-  std::string path;  // where it is, as this process sees it (symbolic links followed)
-  UniqueFd fd;       // O_PATH
+  // Its path: as the exec named it when that names the file itself, else
+  // (a symbolic link, a descriptor) as this process sees it, links followed.
+  // Its last component is the file's own name either way.
+  std::string path;
+  UniqueFd fd;  // O_PATH
 
   // The file, open for reading (to compare its content); invalid when it cannot be.
   UniqueFd OpenForReading() const;
+  // Where it is, every link followed, as this process sees it.
+  std::string RealPath() const;
 };
 
-// Pages read are kept: one TargetProcess per notification.
+// Pages read are kept: one TargetProcess per notification. Its memory is
+// read through /proc/PID/mem, opened once: the descriptor holds that
+// process's memory even if the pid is reused. (process_vm_readv would save
+// the open, but the box's seccomp profile refuses it with the ptrace family.)
 class TargetProcess {
  public:
   // Opens /proc/PID/mem; not valid() (errno set) when it cannot be read
@@ -56,7 +64,7 @@ class TargetProcess {
   // not the shim; the links of /proc/PID (fd/N, exe, cwd, root) are followed
   // by the kernel, which knows what they name. execveat's AT_EMPTY_PATH
   // names `directory` itself. nullopt when there is no such file.
-  std::optional<ResolvedFile> Resolve(int directory, const std::string& path, int flags) const;
+  std::optional<ResolvedFile> Resolve(int directory, const std::string& path, int flags);
 
   // Its working directory as a path ("" when it cannot be read).
   std::string WorkingDirectory() const;
@@ -64,8 +72,9 @@ class TargetProcess {
   pid_t pid() const { return pid_; }
 
  private:
-  const char* Page(std::uint64_t page);                           // nullptr when unmapped
+  const char* Page(std::uint64_t page);                           // nullptr when unreadable
   bool Read(std::uint64_t address, void* out, std::size_t size);  // across pages
+  int Root();  // its root directory, opened once; -1 when it cannot be
 
   static constexpr std::size_t kPageSize = 4096;
   static constexpr std::size_t kCachedPages = 4;
@@ -76,6 +85,7 @@ class TargetProcess {
 
   pid_t pid_;
   UniqueFd mem_;
+  UniqueFd root_;
   std::array<CachedPage, kCachedPages> pages_;
 };
 

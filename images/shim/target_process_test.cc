@@ -100,7 +100,8 @@ TEST(TargetProcessTest, ResolvesFromItsWorkingDirectoryAndFollowsLinks) {
   EXPECT_FALSE(self.Resolve(cwd.get(), "link", AT_SYMLINK_NOFOLLOW));  // the kernel: ELOOP
   auto plain = self.Resolve(cwd.get(), "tool", 0);
   ASSERT_TRUE(plain);
-  EXPECT_EQ(plain->path, (dir / "tool").string());
+  EXPECT_EQ(plain->path, "tool");  // the file itself: named as given
+  EXPECT_EQ(plain->RealPath(), (dir / "tool").string());
   EXPECT_EQ(plain->st.st_ino, file->st.st_ino);
   UniqueFd readable = plain->OpenForReading();
   char first[2] = {};

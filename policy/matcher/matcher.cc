@@ -40,6 +40,8 @@ Result<Matcher> Matcher::Create(const std::vector<std::string>& entries) {
 
 bool Matcher::empty() const { return impl_->list.empty(); }
 
+bool Matcher::ListsCommand(std::string_view name) const { return impl_->list.ForCommand(name) != nullptr; }
+
 MatchResult Matcher::Check(std::string_view command) const {
   MatchResult result;
   if (command.size() > kMaxInputBytes) {

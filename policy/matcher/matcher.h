@@ -53,6 +53,10 @@ class Matcher {
 
   MatchResult Check(std::string_view command) const;
   bool empty() const;
+  // Whether an entry's command is `name` (a basename): a command line can be
+  // listed by its own first word only then, so a caller that has one
+  // program's name may skip Check when this says no.
+  bool ListsCommand(std::string_view name) const;
 
   Matcher(Matcher&&) noexcept;
   Matcher& operator=(Matcher&&) noexcept;

@@ -156,5 +156,15 @@ INSTANTIATE_TEST_SUITE_P(HeredocArguments, Rules, ::testing::Values(
     U("GIT_EDITOR=" + kCode + " git commit"), U("git rebase -x " + kCode),
     U("git bisect run " + kCode), U("git clone " + kCode), U("git ls-remote " + kCode)));
 
+TEST(MatcherTest, ListsCommandByTheEntrysCommandName) {
+  auto matcher = Matcher::Create({"aws", "git push --force", "/opt/bin/terraform apply"});
+  ASSERT_TRUE(matcher.ok());
+  EXPECT_TRUE(matcher->ListsCommand("aws"));
+  EXPECT_TRUE(matcher->ListsCommand("git"));
+  EXPECT_TRUE(matcher->ListsCommand("terraform"));  // entries are known by their basename
+  EXPECT_FALSE(matcher->ListsCommand("ls"));
+  EXPECT_FALSE(matcher->ListsCommand("/usr/bin/aws"));  // a name, not a path
+}
+
 }  // namespace
 }  // namespace corral::policy
