@@ -6,7 +6,11 @@ with EACCES and appears once in the inbox per refusal; with somebody watching
 box whose seccomp profile refuses seccomp() says at start that the check is
 off, or does not start with exec_check: require; exec_check: off turns it off.
 
-Usage: exec_check_e2e.py docker|podman CORRAL SHIM
+With `network` as a fourth argument, the sessions of 1 and 2 (every route,
+the gate's included) run in the network mode (CORRAL_ENGINE_MODE=network:
+the project copied into a volume and back: CORRAL_PROJECT_SHARED=0).
+
+Usage: exec_check_e2e.py docker|podman CORRAL SHIM [network]
 
 The box's image is corral-tools:2 (busybox, bash, git, make: tests/engines/
 tools_image) plus a stand-in `aws` (a script) in /usr/local/bin and a compiled
@@ -26,6 +30,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import session_e2e as e2e  # noqa: E402  (same arguments: ENGINE CORRAL SHIM)
 
 ENGINE, CORRAL, check, run = e2e.ENGINE, e2e.CORRAL, e2e.check, e2e.run
+NETWORK = len(sys.argv) > 4 and sys.argv[4] == "network"
 HERE = pathlib.Path(__file__).resolve().parent
 
 # Each route to the stand-in, refused while nobody watches, with the list
@@ -86,7 +91,7 @@ def main():
         env.update({
             "HOME": str(work / "home"), "XDG_CONFIG_HOME": str(work / "config"),
             "XDG_STATE_HOME": str(work / "state"), "XDG_RUNTIME_DIR": str(work / "run"),
-            "CORRAL_ENGINE": f"unix:///run/corral-test/{ENGINE}.sock", "CORRAL_SHIM": e2e.SHIM,
+            "CORRAL_ENGINE": f"unix://{e2e.SOCKET}", "CORRAL_SHIM": e2e.SHIM,
             "CORRAL_HOLD_UNKNOWN_FOLDERS": "off",  # holding is tested in hold_e2e.py
         })
         for name in ("CORRAL_CONFIG", "CORRAL_LEVEL", "CORRAL_IMAGE", "DOCKER_HOST"):
@@ -95,9 +100,11 @@ def main():
         (work / "run").mkdir(mode=0o700)
 
         def session(out, *extra):
+            # The project copied into a volume, as for an engine that cannot see it.
+            mode = {"CORRAL_ENGINE_MODE": "network", "CORRAL_PROJECT_SHARED": "0"} if NETWORK else {}
             r = run([CORRAL, *extra, "run", "--headless", "--image", tag, "--build", str(ctx), "--",
                      "/bin/busybox", "sh", str(proj / "exec_agent.sh"), str(proj / out)],
-                    cwd=proj, env=env, stdin=subprocess.DEVNULL, timeout=300)
+                    cwd=proj, env=dict(env, **mode), stdin=subprocess.DEVNULL, timeout=300)
             print("  corral stderr: " + r.stderr.strip().replace("\n", "\n  "))
             return r
 
@@ -111,6 +118,8 @@ def main():
         r = session("away")
         check((proj / "away" / "finished").exists(), "the agent ran to the end", r.stderr[-400:])
         check("exec check is off" not in r.stderr, "the exec check runs in the box", r.stderr)
+        check(not NETWORK or "copied into the volume" in r.stderr,
+              "the session ran in the network mode, its project copied", r.stderr[-400:])
         for name in ROUTES:
             code, ran, err = step("away", name)
             # (busybox find reports a command it cannot run, and exits 0)
@@ -174,31 +183,33 @@ def main():
         check(items == [], "nothing was refused while somebody watched", json.dumps(items)[:300])
         heartbeat.unlink()
 
-        # 3. A profile that refuses seccomp(): the session says the check is off, and runs.
-        r = run([CORRAL, "--set", "seccomp.deny=seccomp", "run", "--headless", "--", "true"],
-                cwd=proj, env=env, stdin=subprocess.DEVNULL, timeout=300)
-        check(r.returncode == 0 and "exec check is off in this box" in r.stderr
-              and "seccomp" in r.stderr,
-              "without seccomp() the session says at start that the exec check is off",
-              f"exit {r.returncode}: {r.stderr[-400:]}")
+        if not NETWORK:  # the rest is the same in either mode
+            # 3. A profile that refuses seccomp(): the session says the check is off, and runs.
+            r = run([CORRAL, "--set", "seccomp.deny=seccomp", "run", "--headless", "--", "true"],
+                    cwd=proj, env=env, stdin=subprocess.DEVNULL, timeout=300)
+            check(r.returncode == 0 and "exec check is off in this box" in r.stderr
+                  and "seccomp" in r.stderr,
+                  "without seccomp() the session says at start that the exec check is off",
+                  f"exit {r.returncode}: {r.stderr[-400:]}")
 
-        # 4. exec_check: require on such a box: the session does not start (125).
-        r = run([CORRAL, "--set", "seccomp.deny=seccomp", "--set", "exec_check=require", "run",
-                 "--headless", "--", "touch", str(proj / "started")],
-                cwd=proj, env=env, stdin=subprocess.DEVNULL, timeout=300)
-        check(r.returncode == 125 and "exec_check is require" in r.stderr
-              and not (proj / "started").exists(),
-              "exec_check: require without seccomp(): exit 125, nothing started",
-              f"exit {r.returncode}: {r.stderr[-400:]}")
+            # 4. exec_check: require on such a box: the session does not start (125).
+            r = run([CORRAL, "--set", "seccomp.deny=seccomp", "--set", "exec_check=require", "run",
+                     "--headless", "--", "touch", str(proj / "started")],
+                    cwd=proj, env=env, stdin=subprocess.DEVNULL, timeout=300)
+            check(r.returncode == 125 and "exec_check is require" in r.stderr
+                  and not (proj / "started").exists(),
+                  "exec_check: require without seccomp(): exit 125, nothing started",
+                  f"exit {r.returncode}: {r.stderr[-400:]}")
 
-        # 5. exec_check: off: a renamed copy runs while nobody watches.
-        r = run([CORRAL, "--set", "exec_check=off", "run", "--headless", "--", "/bin/busybox", "sh",
-                 "-c", "AWS_RAN_LOG=/dev/stdout ./renamed-tool s3"],
-                cwd=proj, env=env, stdin=subprocess.DEVNULL, timeout=300)
-        check("aws-ran s3" in r.stdout, "exec_check: off: nothing is checked at exec time",
-              f"exit {r.returncode}: {r.stdout!r} {r.stderr[-300:]}")
+            # 5. exec_check: off: a renamed copy runs while nobody watches.
+            r = run([CORRAL, "--set", "exec_check=off", "run", "--headless", "--", "/bin/busybox",
+                     "sh",
+                     "-c", "AWS_RAN_LOG=/dev/stdout ./renamed-tool s3"],
+                    cwd=proj, env=env, stdin=subprocess.DEVNULL, timeout=300)
+            check("aws-ran s3" in r.stdout, "exec_check: off: nothing is checked at exec time",
+                  f"exit {r.returncode}: {r.stdout!r} {r.stderr[-300:]}")
     finally:
-        run(["curl", "-s", "--unix-socket", f"/run/corral-test/{ENGINE}.sock", "-X", "DELETE",
+        run(["curl", "-s", "--unix-socket", e2e.SOCKET, "-X", "DELETE",
              f"http://d/v1.41/images/{tag}?force=1"])
         subprocess.run(["rm", "-rf", str(work)])
     print(f"{ENGINE}: {e2e.RESULTS['pass']} passed, {e2e.RESULTS['fail']} failed")
