@@ -52,32 +52,46 @@ std::string ValueWord(const CompletionOption& option) {
   return word;
 }
 
-// The value lookup's arms, one per kind of value ("text" -> "*' --config'|..."):
+// The value lookup's patterns, by kind of value ("text" -> "* --config", ...):
 // by the option's name where every command that has it agrees (--config is
-// inherited by all), else by command path and name.
-std::map<std::string, std::string> ValueArms(const std::vector<CompletionNode>& table,
-                                             const std::string& separator) {
+// inherited by all), else by command path and name ("corral/spec --format").
+std::map<std::string, std::vector<std::string>> ValuePatterns(
+    const std::vector<CompletionNode>& table) {
   std::map<std::string, std::map<std::string, std::string>> by_name;  // name -> path -> value
   for (const CompletionNode& node : table) {
     for (const CompletionOption& option : node.options) {
       for (const std::string& name : option.names) by_name[name][node.path] = ValueWord(option);
     }
   }
-  std::map<std::string, std::string> arms;
-  auto add = [&](const std::string& value, const std::string& pattern) {
-    std::string& arm = arms[value];
-    arm += (arm.empty() ? "" : separator) + pattern;
-  };
+  std::map<std::string, std::vector<std::string>> patterns;
   for (const auto& [name, values] : by_name) {
+    const std::string& first = values.begin()->second;
     bool agree = true;
-    for (const auto& [path, value] : values) agree = agree && value == values.begin()->second;
-    if (agree && !values.begin()->second.empty()) add(values.begin()->second, "*" + PosixQuote(" " + name));
+    for (const auto& [path, value] : values) agree = agree && value == first;
+    if (agree && !first.empty()) patterns[first].push_back("* " + name);
     if (agree) continue;
     for (const auto& [path, value] : values) {
-      if (!value.empty()) add(value, PosixQuote(path + " " + name));
+      if (!value.empty()) patterns[value].push_back(path + " " + name);
     }
   }
-  return arms;
+  return patterns;
+}
+
+// One `case` arm's patterns: bash and zsh quote all but the leading *; fish
+// matches wildcards in quoted patterns (and would glob file names otherwise).
+std::string CasePatterns(const std::vector<std::string>& patterns, bool fish) {
+  std::string out;
+  for (const std::string& pattern : patterns) {
+    out += out.empty() ? "" : (fish ? " " : "|");
+    if (fish) {
+      out += FishQuote(pattern);
+    } else if (pattern[0] == '*') {
+      out += "*" + PosixQuote(pattern.substr(1));
+    } else {
+      out += PosixQuote(pattern);
+    }
+  }
+  return out;
 }
 
 std::string Header(const std::string& shell, const std::string& installed,
@@ -109,8 +123,8 @@ std::string Bash(const std::vector<CompletionNode>& table) {
   }
   out << "  esac\n}\n\n# _corral_value PATH OPTION: file, dir, text or \"choice A B\"; empty for a "
          "flag\n_corral_value() {\n  case \"$1 $2\" in\n";
-  for (const auto& [value, arm] : ValueArms(table, "|")) {
-    out << "    " << arm << ") echo " << PosixQuote(value) << " ;;\n";
+  for (const auto& [value, patterns] : ValuePatterns(table)) {
+    out << "    " << CasePatterns(patterns, false) << ") echo " << PosixQuote(value) << " ;;\n";
   }
   out << R"sh(  esac
 }
@@ -174,8 +188,8 @@ std::string Zsh(const std::vector<CompletionNode>& table) {
     out << ") ;;\n";
   }
   out << "    (*) reply=() ;;\n  esac\n}\n\n_corral_value() {\n  case \"$1 $2\" in\n";
-  for (const auto& [value, arm] : ValueArms(table, "|")) {
-    out << "    (" << arm << ") echo " << PosixQuote(value) << " ;;\n";
+  for (const auto& [value, patterns] : ValuePatterns(table)) {
+    out << "    (" << CasePatterns(patterns, false) << ") echo " << PosixQuote(value) << " ;;\n";
   }
   out << R"sh(  esac
 }
@@ -239,8 +253,9 @@ std::string Fish(const std::vector<CompletionNode>& table) {
   }
   out << "    end\nend\n\nfunction __corral_value --argument-names cmdpath option\n"
          "    switch \"$cmdpath $option\"\n";
-  for (const auto& [value, arm] : ValueArms(table, " ")) {
-    out << "        case " << arm << "\n            echo " << PosixQuote(value) << "\n";
+  for (const auto& [value, patterns] : ValuePatterns(table)) {
+    out << "        case " << CasePatterns(patterns, true) << "\n            echo " << FishQuote(value)
+        << "\n";
   }
   out << R"sh(    end
 end
