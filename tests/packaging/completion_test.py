@@ -123,13 +123,14 @@ class CompletionTest(unittest.TestCase):
             f.write(r"""
 zmodload zsh/zpty
 zpty z zsh -f -i
-zpty -w z "stty columns 200; PS1='> '; fpath=($1 \$fpath); autoload -U compinit; compinit -u -D; setopt autolist nolistambiguous; print READY\$((1))"
-zpty -r z out '*READY1*' || exit 3
+zpty -w z "stty columns 200; PS1='ZP> '; fpath=($1 \$fpath); autoload -U compinit; compinit -u -D; setopt autolist nolistambiguous; print READY\$((1))"
+# Typing starts at a prompt: zle reads TAB as completion only once it is there.
+zpty -r z out '*READY1*ZP> *' || exit 3
 n=1
 for line in "${@:2}"; do
   n=$((n + 1))
   zpty -w -n z "$line"$'\t'$'\x15'"print END\$(($n))"$'\n'
-  zpty -r z out "*END$n*" || exit 4
+  zpty -r z out "*END$n*ZP> *" || exit 4
   print -r -- "=== $line"
   print -r -- "$out"
 done
