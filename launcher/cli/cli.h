@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -76,6 +77,26 @@ std::string SuggestCommand(const std::string& typed);
 // writes one JSON verdict line per input line to stdout (check_batch.cc).
 int RunCheckBatch(int fd, const policy::Matcher& matcher, const policy::Policy& policy);
 
+// The command tree as shell completion sees it (completion.cc): one node per
+// command path, "corral", "corral/image", "corral/image/ls", parents first,
+// hidden commands and options left out. Made from the CLI::App itself, so a
+// new command or option is completed without touching the scripts.
+struct CompletionOption {
+  std::vector<std::string> names;  // "-h", "--help"
+  std::string help;
+  enum class Value { kNone, kText, kFile, kDir, kChoice } value = Value::kNone;
+  std::vector<std::string> choices;  // kChoice: from CLI::IsMember
+};
+struct CompletionNode {
+  std::string path;
+  // Subcommands, or the choices of the first positional (completion's SHELL).
+  std::vector<std::pair<std::string, std::string>> words;  // name, help
+  std::vector<CompletionOption> options;  // its own, then its parents' (fallthrough)
+};
+std::vector<CompletionNode> CompletionTable(const CLI::App& root);
+// The scripts (completion_scripts.cc); `shell` is bash, zsh or fish.
+std::string CompletionScript(const std::string& shell, const std::vector<CompletionNode>& table);
+
 // One registration function per subcommand (cmd_<name>.cc).
 void AddCheckCommand(CLI::App& app, Globals& globals);
 void AddConfigCommand(CLI::App& app, Globals& globals);
@@ -97,6 +118,7 @@ void AddHeldCommand(CLI::App& app, Globals& globals);
 void AddReviewCommand(CLI::App& app, Globals& globals);
 void AddRelayCommand(CLI::App& app, Globals& globals);
 void AddProjectCopyCommand(CLI::App& app, Globals& globals);
+void AddCompletionCommand(CLI::App& app, Globals& globals);
 // --engine-tls-ca/-cert/-key on a command that reaches an engine (engine_flags.cc).
 void AddEngineTlsFlags(CLI::App* sub);
 

@@ -28,6 +28,7 @@ const std::vector<Command>& Commands() {
       {"proxy", "Run the egress proxy", AddProxyCommand},
       {"seccomp", "Print the box's seccomp profile, or compare it with another",
        AddSeccompCommand},
+      {"completion", "Print a completion script for bash, zsh or fish", AddCompletionCommand},
       {"relay", "Carry the shim's questions between a socket and stdin/stdout (the sidecar)",
        AddRelayCommand},
       {"project-copy", "Copy a project into a session's volume, or the box's changes back (for tests)",
