@@ -375,6 +375,10 @@ std::string RefusedHostsLine(const std::map<std::string, std::uint64_t>& refused
 Result<std::string> ListSessions(const policy::Policy& policy, const std::string& engine);
 Result<std::string> StopSession(const policy::Policy& policy, const std::string& engine,
                                 const std::string& id);
+// `corral exec`: `command` (none: a shell) in session `id`'s running box as
+// one of the agent's own processes; the command's exit status.
+Result<int> ExecInSession(const policy::Policy& policy, const std::string& engine,
+                          const std::string& id, const std::vector<std::string>& command);
 
 inline constexpr int kExitBoxFailed = 125;
 inline constexpr int kExitNotFound = 127;  // no such agent or program

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "base/base.h"
+#include "images/shim/door.h"
 #include "images/shim/exec_check.h"
 #include "images/shim/exec_decision.h"
 #include "images/shim/exec_gate.h"
@@ -86,6 +87,14 @@ struct Options {
     }
   }
   if (!exec_check.InChild()) _exit(125);
+  // corral exec's way in, with all of the above in place (door.h).
+  UniqueFd door = OpenDoor();
+  if (!door.valid()) {
+    std::fprintf(stderr, "corral-shim: corral exec cannot enter this box: its door cannot be "
+                 "opened (%s)\n", std::strerror(errno));
+  }
+  StartDoorKeeper(door);
+  door.Reset();
   // The watchdog, the bridge's listener, the signal descriptor: PID 1's alone.
   CloseInheritedDescriptors();
   execvp(argv[0], argv);

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <string>
 
+#include "images/shim/door.h"
 #include "images/shim/exec_gate.h"
-
 #include "images/shim/relay.h"
 #include "images/shim/shim.h"
 
@@ -23,13 +23,15 @@ int main(int argc, char** argv) {
     int (*run)(int, char**);
   };
   for (const Mode& mode : {Mode{"init", corral::shim::Init}, Mode{"connect", corral::shim::Connect},
-                           Mode{"check-locally", corral::shim::CheckLocally}}) {
+                           Mode{"check-locally", corral::shim::CheckLocally},
+                           Mode{"enter", corral::shim::Enter}}) {
     if (argc >= 2 && std::strcmp(argv[1], mode.name) == 0) return mode.run(argc - 2, argv + 2);
   }
   std::fprintf(stderr,
                "corral-shim: a mode is needed: corral-shim init [--exec-check on|require|off] -- "
                "COMMAND [ARGS...]\n"
                "  or: corral-shim connect HOST PORT (ssh ProxyCommand through the proxy)\n"
+               "  or: corral-shim enter [--] [COMMAND...] (corral exec: COMMAND as the agent's)\n"
                "  (corral runs this inside every box; you do not need to run it yourself;\n"
                "  the shell names in /run/corral/bin run corral-shell, not this)\n");
   return 2;

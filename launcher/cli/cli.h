@@ -21,7 +21,7 @@ namespace corral::cli {
 struct Globals {
   std::string config_path;         // --config
   std::vector<std::string> sets;   // --set KEY=VALUE
-  // run, spec: AGENT [ARGS...]; check: the command line's words
+  // run, spec: AGENT [ARGS...]; exec: SESSION [COMMAND...]; check: the command line's words
   std::vector<std::string> command_words;
   int exit_code = 0;
 };
@@ -107,6 +107,7 @@ void AddAgentsCommand(CLI::App& app, Globals& globals);
 void AddImageCommand(CLI::App& app, Globals& globals);
 void AddPsCommand(CLI::App& app, Globals& globals);
 void AddStopCommand(CLI::App& app, Globals& globals);
+void AddExecCommand(CLI::App& app, Globals& globals);
 void AddPresenceCommand(CLI::App& app, Globals& globals);
 void AddInboxCommand(CLI::App& app, Globals& globals);
 void AddReportCommand(CLI::App& app, Globals& globals);

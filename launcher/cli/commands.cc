@@ -12,6 +12,7 @@ const std::vector<Command>& Commands() {
        AddSpecCommand, Words::kAgent},
       {"ps", "List running corral sessions", AddPsCommand},
       {"stop", "Stop and remove a corral session's box", AddStopCommand},
+      {"exec", "Run a command in a running session's box", AddExecCommand, Words::kAgent},
       {"doctor", "Say whether a boxed session can start here, and what to do", AddDoctorCommand},
       {"check", "Decide whether a shell command line may run while nobody is watching",
        AddCheckCommand, Words::kCommandLine},

@@ -221,9 +221,17 @@ ApiCall CreateVolumeCall(const std::string& name,
 ApiCall RemoveVolumeCall(const std::string& name);
 // The tar goes as the body, application/x-tar; unpacked at `path` (a folder).
 ApiCall PutArchiveCall(const std::string& container, const std::string& path);
-// An exec of `command` as `user` with stdin and stdout attached, no TTY.
+// An exec's settings: its user; with a terminal (`tty`: the output comes
+// as it is) or without (stdout, and stderr when `errors`, in frames:
+// TakeFrames); `env` (NAME=VALUE) added to the container's. Stdin attached.
+struct ExecOptions {
+  std::string user;
+  bool tty = false;
+  bool errors = false;
+  std::vector<std::string> env;
+};
 ApiCall CreateExecCall(const std::string& container, const std::vector<std::string>& command,
-                       const std::string& user);
+                       const ExecOptions& options);
 // The frames of a stream without a TTY (attach, exec, logs): 8-byte headers
 // {stream, 0, 0, 0, size (BE32)}. Whole frames are taken from the front of
 // `buffer`, each handed to `on_frame` (1 stdout, 2 stderr); a partial frame
@@ -330,6 +338,8 @@ class Engine {
   Result<void> Kill(const std::string& id, const std::string& signal);
   Result<void> Remove(const std::string& id);
   Result<nlohmann::json> ListByLabel(const std::string& label, bool all);
+  // GET /containers/ID/json: the container as the engine describes it.
+  Result<nlohmann::json> Inspect(const std::string& id);
 
   // The network mode's pieces (engine_network.cc). Removing what is not
   // there is not an error: the reaper and `corral stop` may be first.
@@ -351,6 +361,18 @@ class Engine {
   Result<RawConnection> ExecStream(const std::string& container,
                                    const std::vector<std::string>& command,
                                    const std::string& user);
+  // An exec started with its stream attached (engine_exec.cc), and its id
+  // for ResizeExec and ExecExitCode.
+  struct StartedExec {
+    std::string id;
+    RawConnection stream;
+  };
+  Result<StartedExec> StartExec(const std::string& container,
+                                const std::vector<std::string>& command,
+                                const ExecOptions& options);
+  Result<void> ResizeExec(const std::string& id, unsigned rows, unsigned cols);
+  // Its exit status once it has ended; nullopt while it runs.
+  Result<std::optional<int>> ExecExitCode(const std::string& id);
   // What a container wrote so far, stdout and stderr (demultiplexed).
   Result<std::string> Logs(const std::string& container, bool out, bool err);
   // Where a named volume's files are on the engine's own host.

@@ -57,18 +57,6 @@ ApiCall PutArchiveCall(const std::string& container, const std::string& path) {
   return {"PUT", "/containers/" + Escape(container) + "/archive?path=" + Escape(path), nullptr};
 }
 
-ApiCall CreateExecCall(const std::string& container, const std::vector<std::string>& command,
-                       const std::string& user) {
-  return {"POST",
-          "/containers/" + Escape(container) + "/exec",
-          {{"AttachStdin", true},
-           {"AttachStdout", true},
-           {"AttachStderr", false},
-           {"Tty", false},
-           {"User", user},
-           {"Cmd", command}}};
-}
-
 void TakeFrames(std::string& buffer,
                 const std::function<void(int stream, std::string_view data)>& on_frame) {
   std::size_t at = 0;
@@ -136,26 +124,6 @@ Result<void> Engine::PutArchive(const std::string& container, const std::string&
   auto response =
       HttpRequest(endpoint_, call.method, api_ + call.path, tar, timeout_ms, "application/x-tar");
   return Expect(response, "copy files into " + container + ":" + path);
-}
-
-Result<RawConnection> Engine::ExecStream(const std::string& container,
-                                         const std::vector<std::string>& command,
-                                         const std::string& user) {
-  ApiCall call = CreateExecCall(container, command, user);
-  auto created = Call(call.method, call.path, BodyText(call), 30000);
-  if (auto ok = Expect(created, "start " + command.front() + " in " + container); !ok) {
-    return ok.error();
-  }
-  auto json = nlohmann::json::parse(created->body, nullptr, false);
-  if (!json.is_object() || !json["Id"].is_string()) {
-    return Error("start " + command.front() + " in " + container + ": no Id in the answer");
-  }
-  auto stream = RawConnection::Open(endpoint_, "POST",
-                                    api_ + "/exec/" + json["Id"].get<std::string>() + "/start",
-                                    /*upgrade=*/true,
-                                    nlohmann::json{{"Detach", false}, {"Tty", false}}.dump());
-  if (!stream) return stream.error().Context("start " + command.front() + " in " + container);
-  return stream;
 }
 
 Result<std::string> Engine::Logs(const std::string& container, bool out, bool err) {

@@ -256,6 +256,14 @@ Result<nlohmann::json> Engine::ListByLabel(const std::string& label, bool all) {
   return json;
 }
 
+Result<nlohmann::json> Engine::Inspect(const std::string& id) {
+  auto response = Call("GET", "/containers/" + Escape(id) + "/json", "", 10000);
+  if (auto ok = Expect(response, "inspect the box " + id); !ok) return ok.error();
+  auto json = nlohmann::json::parse(response->body, nullptr, false);
+  if (!json.is_object()) return Error("inspect the box " + id + ": unexpected answer");
+  return json;
+}
+
 Result<void> Engine::Import(int tar, const std::string& tag) {
   std::string path;
   if (podman_) {

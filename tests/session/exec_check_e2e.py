@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import session_e2e as e2e  # noqa: E402  (same arguments: ENGINE CORRAL SHIM)
@@ -47,6 +48,91 @@ GATE_REFUSED = {"gatename": "Permission denied", "gateversioned": "was refused",
                 "gateprocroot": "was refused", "gatesignal": "Permission denied"}
 
 STAND_IN = '#!/bin/sh\necho "aws-ran $*" >>"${AWS_RAN_LOG:-/dev/null}"\necho aws-ran\n'
+
+
+def mode_env():
+    # The project copied into a volume, as for an engine that cannot see it.
+    return {"CORRAL_ENGINE_MODE": "network", "CORRAL_PROJECT_SHARED": "0"} if NETWORK else {}
+
+
+def exec_into_session(proj, env, session_env, tag, heartbeat):
+    """A session whose agent waits for exec-stop in its project, entered with
+    corral exec (which also gives it exec-stop: in the network mode the
+    project in the box is a copy)."""
+    started, stop = proj / "exec-started", proj / "exec-stop"
+    agent = (f"id -u >{started}.uid; env >{started}.env; touch {started}; "
+             f"while [ ! -e {stop} ]; do sleep 0.2; done")
+    box = subprocess.Popen([CORRAL, "run", "--headless", "--image", tag, "--", "/bin/busybox",
+                            "sh", "-c", agent], cwd=proj, env=session_env,
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    sid = None
+
+    def exec_(*words):
+        return run([CORRAL, "exec", sid[:6], "--", *words], env=env, stdin=subprocess.DEVNULL,
+                   timeout=120)
+
+    try:
+        for _ in range(300):
+            if box.poll() is not None:
+                break
+            ids = [line.split()[0] for line in run([CORRAL, "ps"], env=env).stdout.splitlines()
+                   if line.endswith(" " + str(proj))]
+            if len(ids) == 1:
+                sid = ids[0]
+                if exec_(f"test -e {started}").returncode == 0:
+                    break
+            time.sleep(0.2)
+        check(sid is not None and box.poll() is None,
+              "corral ps names the running session to enter", str(sid))
+        if sid is None:
+            return
+        r = exec_("id -u; pwd; echo HOME=$HOME")
+        lines = r.stdout.splitlines()
+        check(r.returncode == 0 and len(lines) == 3 and lines[1] == str(proj),
+              "corral exec runs in the box, in the project",
+              f"{r.returncode} {r.stdout!r} {r.stderr[-300:]!r}")
+        agent = exec_(f"cat {started}.uid; grep ^HOME= {started}.env").stdout.splitlines()
+        check(len(lines) == 3 and lines[:1] + lines[2:] == agent,
+              "corral exec runs as the agent's user, with the box's environment",
+              f"{lines} agent's: {agent}")
+        r = exec_("exit 5")
+        check(r.returncode == 5, "corral exec exits with the command's status", str(r.returncode))
+        r = exec_("AWS_RAN_LOG=/dev/stdout aws s3 ls")
+        check(r.returncode != 0 and "aws-ran" not in r.stdout,
+              "nobody watching: a listed command given to corral exec is refused",
+              f"{r.returncode} {r.stdout!r} {r.stderr[-300:]!r}")
+        # A copy under another name (in the project: /tmp is noexec): the shell front
+        # cannot know it; the exec check can.
+        exec_("cp /usr/local/bin/aws ./exec-renamed")
+        r = exec_("AWS_RAN_LOG=/dev/stdout ./exec-renamed s3 ls")
+        check(r.returncode != 0 and "aws-ran" not in r.stdout and "ermission denied" in r.stderr,
+              "nobody watching: corral exec's processes are under the exec check",
+              f"{r.returncode} {r.stdout!r} {r.stderr[-300:]!r}")
+        r = exec_("/usr/local/lib/kubectl-1.29 get pods")
+        check(r.returncode == 126 and "kubectl-ran" not in r.stdout and "was refused" in r.stderr,
+              "nobody watching: corral exec's processes find the exec gate over kubectl",
+              f"{r.returncode} {r.stdout!r} {r.stderr[-300:]!r}")
+        run([CORRAL, "presence", "ping"], env=env)
+        time.sleep(2.5)  # the box believes an answer about presence for two seconds
+        r = exec_("AWS_RAN_LOG=/dev/stdout ./exec-renamed s3 ls")
+        check("aws-ran s3 ls" in r.stdout, "somebody watching: corral exec runs a listed command",
+              f"{r.returncode} {r.stdout!r} {r.stderr[-300:]!r}")
+        heartbeat.unlink(missing_ok=True)
+        r = run([CORRAL, "exec", "ffffffffffff", "--", "true"], env=env, stdin=subprocess.DEVNULL)
+        check(r.returncode == 125 and "no running session" in r.stderr,
+              "corral exec of a session that is not running: 125, and why", r.stderr[-300:])
+    finally:
+        if sid is not None:
+            exec_(f"touch {stop}")
+        stop.touch()
+        try:
+            box.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            box.kill()
+        for name in ("exec-started", "exec-started.uid", "exec-started.env", "exec-stop",
+                     "exec-renamed"):
+            (proj / name).unlink(missing_ok=True)
 
 
 def main():
@@ -100,8 +186,7 @@ def main():
         (work / "run").mkdir(mode=0o700)
 
         def session(out, *extra):
-            # The project copied into a volume, as for an engine that cannot see it.
-            mode = {"CORRAL_ENGINE_MODE": "network", "CORRAL_PROJECT_SHARED": "0"} if NETWORK else {}
+            mode = mode_env()
             r = run([CORRAL, *extra, "run", "--headless", "--image", tag, "--build", str(ctx), "--",
                      "/bin/busybox", "sh", str(proj / "exec_agent.sh"), str(proj / out)],
                     cwd=proj, env=dict(env, **mode), stdin=subprocess.DEVNULL, timeout=300)
@@ -183,8 +268,12 @@ def main():
         check(items == [], "nothing was refused while somebody watched", json.dumps(items)[:300])
         heartbeat.unlink()
 
+        # 3. corral exec into a running session: one of the agent's own
+        # processes (its user, folder and environment), under its checks.
+        exec_into_session(proj, env, dict(env, **mode_env()), tag, heartbeat)
+
         if not NETWORK:  # the rest is the same in either mode
-            # 3. A profile that refuses seccomp(): the session says the check is off, and runs.
+            # 4. A profile that refuses seccomp(): the session says the check is off, and runs.
             r = run([CORRAL, "--set", "seccomp.deny=seccomp", "run", "--headless", "--", "true"],
                     cwd=proj, env=env, stdin=subprocess.DEVNULL, timeout=300)
             check(r.returncode == 0 and "exec check is off in this box" in r.stderr
@@ -192,7 +281,7 @@ def main():
                   "without seccomp() the session says at start that the exec check is off",
                   f"exit {r.returncode}: {r.stderr[-400:]}")
 
-            # 4. exec_check: require on such a box: the session does not start (125).
+            # 5. exec_check: require on such a box: the session does not start (125).
             r = run([CORRAL, "--set", "seccomp.deny=seccomp", "--set", "exec_check=require", "run",
                      "--headless", "--", "touch", str(proj / "started")],
                     cwd=proj, env=env, stdin=subprocess.DEVNULL, timeout=300)
@@ -201,7 +290,7 @@ def main():
                   "exec_check: require without seccomp(): exit 125, nothing started",
                   f"exit {r.returncode}: {r.stderr[-400:]}")
 
-            # 5. exec_check: off: a renamed copy runs while nobody watches.
+            # 6. exec_check: off: a renamed copy runs while nobody watches.
             r = run([CORRAL, "--set", "exec_check=off", "run", "--headless", "--", "/bin/busybox",
                      "sh",
                      "-c", "AWS_RAN_LOG=/dev/stdout ./renamed-tool s3"],
