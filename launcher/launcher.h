@@ -116,6 +116,19 @@ struct LoginFile {
 
 // Everything the box is, decided before anything starts. Pure data: the
 // renderers turn it into an engine's words, the session carries it out.
+// A port of the box reached from the host (corral run --publish): corral
+// listens on host_address:host_port and carries each connection to the
+// box's 127.0.0.1:box_port (the box has no network of its own to publish on).
+struct PublishedPort {
+  std::string host_address = "127.0.0.1";
+  int host_port = 0;
+  int box_port = 0;
+};
+// "[HOST_ADDR:]HOST_PORT:BOX_PORT" (HOST_ADDR an IPv4 address, or [IPv6]).
+Result<PublishedPort> ParsePublishedPort(const std::string& text);
+// "127.0.0.1:8080 -> 3000" (a label, `corral ps`, the start lines).
+std::string DescribePublishedPort(const PublishedPort& port);
+
 struct SessionPlan {
   std::string session_id;      // 12 hex digits
   std::string container_name;  // corral-<project>-<id>
@@ -157,6 +170,7 @@ struct SessionPlan {
   // tokens, or nullopt when it could not be made (the box gets none).
   std::vector<LoginFile> login_files;
   std::map<std::string, std::optional<std::string>> box_login_files;  // by host path
+  std::vector<PublishedPort> published;  // corral run --publish
 };
 
 // What the shim's first moments need to set the exec gate up: mounts, then
@@ -248,6 +262,7 @@ struct PlanInput {
   bool logins_through_proxy = false;
   // Reads a login file (agent.login_files); nullopt when it is not there.
   std::function<std::optional<std::string>(const std::string& path)> read_login_file;
+  std::vector<PublishedPort> published;  // corral run --publish
 };
 
 Result<SessionPlan> MakePlan(const PlanInput& input);
@@ -336,6 +351,7 @@ struct RunOptions {
   bool headless = false;
   int events_fd = -1;  // --json-events: every record line is copied here too
   std::string build_context;  // --build DIR: builds the image from it when missing
+  std::vector<PublishedPort> published;  // --publish
   // Where the policy came from: the oracle reloads it when the file changes.
   policy::LoadOptions policy_source;
 };

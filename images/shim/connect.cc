@@ -1,9 +1,13 @@
 // `corral-shim connect HOST PORT`: ssh's ProxyCommand. One CONNECT through
 // the session's proxy, then stdin/stdout are the tunnel. The proxy decides:
 // the git host answers, other hosts are refused with the proxy's reason.
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -95,6 +99,30 @@ int Connect(int argc, char** argv) {
   if (!rest.empty() && ::write(STDOUT_FILENO, rest.data(), rest.size()) < 0) return 1;
   Relay(STDIN_FILENO, STDOUT_FILENO, proxy, proxy);
   ::close(proxy);
+  return 0;
+}
+
+int Forward(int argc, char** argv) {
+  char* end = nullptr;
+  long port = argc == 1 ? std::strtol(argv[0], &end, 10) : 0;
+  if (argc != 1 || *end != '\0' || port <= 0 || port > 65535) {
+    std::fprintf(stderr, "usage: corral-shim forward PORT\n"
+                         "  a connection to 127.0.0.1:PORT in the box on stdin/stdout\n"
+                         "  (corral run --publish starts one per connection)\n");
+    return 2;
+  }
+  int server = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (server < 0 || ::connect(server, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    std::fprintf(stderr, "corral-shim forward: nothing answers on the box's port %ld (%s)\n", port,
+                 std::strerror(errno));
+    return 1;
+  }
+  Relay(STDIN_FILENO, STDOUT_FILENO, server, server);
+  ::close(server);
   return 0;
 }
 

@@ -26,6 +26,11 @@ void StartBridge(int listener, const std::string& target);
 // stdin/stdout through it. Returns the exit status.
 int Connect(int argc, char** argv);
 
+// `corral-shim forward PORT`: connects to 127.0.0.1:PORT in the box and
+// relays stdin/stdout through it (corral run --publish: one per connection
+// the host accepts). Returns the exit status.
+int Forward(int argc, char** argv);
+
 // The proxy's socket in the box ($CORRAL_PROXY_SOCKET, else /run/corral/proxy.sock).
 std::string ProxySocketPath();
 

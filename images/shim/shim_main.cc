@@ -24,7 +24,8 @@ int main(int argc, char** argv) {
   };
   for (const Mode& mode : {Mode{"init", corral::shim::Init}, Mode{"connect", corral::shim::Connect},
                            Mode{"check-locally", corral::shim::CheckLocally},
-                           Mode{"enter", corral::shim::Enter}}) {
+                           Mode{"enter", corral::shim::Enter},
+                           Mode{"forward", corral::shim::Forward}}) {
     if (argc >= 2 && std::strcmp(argv[1], mode.name) == 0) return mode.run(argc - 2, argv + 2);
   }
   std::fprintf(stderr,
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
                "COMMAND [ARGS...]\n"
                "  or: corral-shim connect HOST PORT (ssh ProxyCommand through the proxy)\n"
                "  or: corral-shim enter [--] [COMMAND...] (corral exec: COMMAND as the agent's)\n"
+               "  or: corral-shim forward PORT (corral run --publish: the box's port on stdin/stdout)\n"
                "  (corral runs this inside every box; you do not need to run it yourself;\n"
                "  the shell names in /run/corral/bin run corral-shell, not this)\n");
   return 2;

@@ -19,6 +19,7 @@ struct RunCliOptions {
   std::string image;
   std::string json_events;  // FILE, or "-" for stdout
   bool fail_on_refusal = false;
+  std::vector<std::string> publish;  // --publish, as given
   launcher::RunOptions run;
 };
 
@@ -47,6 +48,11 @@ int RunRun(const RunCliOptions& options, const Globals& globals) {
   if (!policy) return Fail(policy.error(), kExitUsage);
   launcher::RunOptions run = options.run;
   run.policy_source = *source;
+  for (const std::string& text : options.publish) {
+    auto port = launcher::ParsePublishedPort(text);
+    if (!port) return Fail(port.error(), kExitUsage);
+    run.published.push_back(*port);
+  }
   UniqueFd events;
   if (!options.json_events.empty() && !run.print_only) {
     auto opened = OpenEvents(options.json_events);
@@ -111,6 +117,11 @@ void AddRunCommand(CLI::App& app, Globals& globals) {
   sub->add_flag("--fail-on-refusal", options->fail_on_refusal,
                 "Exit 77 when the agent succeeded but a command or a host was refused");
   sub->add_flag("--print", options->run.print_only, "Print the plan and the rendering; run nothing");
+  sub->add_option("--publish", options->publish,
+                  "[HOST_ADDR:]HOST_PORT:BOX_PORT: reach the box's 127.0.0.1:BOX_PORT (a dev "
+                  "server the agent started) at HOST_ADDR:HOST_PORT (default 127.0.0.1); "
+                  "repeat for more")
+      ->type_name("PORTS");
   sub->callback([options, &globals] {
     options->command = globals.command_words;
     globals.exit_code = RunRun(*options, globals);

@@ -28,6 +28,10 @@ std::string DescribePlan(const SessionPlan& plan) {
   out << "\nnetwork: " << plan.network_mode
       << " in the box; out only through the session's proxy (127.0.0.1:3128 inside) to:";
   for (const auto& domain : plan.allowed_domains) out << " " << domain;
+  for (const auto& port : plan.published) {
+    out << "\npublished: " << DescribePublishedPort(port)
+        << " (corral carries each connection to the box's 127.0.0.1 port)";
+  }
   out << "\nshell commands: checked by the host before they run ($SHELL, make's and npm's "
          "shell and the shell names in PATH are corral-shell)\n"
       << "hardening: "

@@ -272,6 +272,14 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
   plan.labels = {{kLabelSession, plan.session_id},
                  {"corral.project", project},
                  {"corral.agent", input.agent_command.front()}};
+  plan.published = input.published;
+  if (!plan.published.empty()) {
+    std::string ports;
+    for (const PublishedPort& port : plan.published) {
+      ports += (ports.empty() ? "" : ", ") + DescribePublishedPort(port);
+    }
+    plan.labels["corral.publish"] = ports;
+  }
   return plan;
 }
 

@@ -169,6 +169,8 @@ Result<RunOutcome> RunBox(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
   auto signals = SignalPipe::Install();
   if (!signals) return signals.error();
 
+  auto published = PublishedPorts::Listen(plan.published);
+  if (!published) return published.error();
   auto id = engine.Create(plan);
   if (!id) return id.error();
   cleanup.Container(&engine, *id);
@@ -201,10 +203,13 @@ Result<RunOutcome> RunBox(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
   if (started) {
     if (auto ok = started(); !ok) return ok.error();
   }
+  (*published)->Serve(engine, *id, plan.command.front(),
+                      std::to_string(plan.uid) + ":" + std::to_string(plan.gid));
   // Once the box runs: a session that could not start says only why.
   std::string logins = LoginsLine(plan);
+  std::string ports = PublishedLine(plan.published);
   std::cerr << Summary(plan, engine.name()) << (logins.empty() ? "" : "  " + logins + "\n")
-            << engine_lines << std::flush;
+            << (ports.empty() ? "" : "  " + ports + "\n") << engine_lines << std::flush;
   std::optional<RawTerminal> raw;
   auto resize = [&] {
     auto [rows, cols] = TerminalSize();
@@ -257,6 +262,7 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   PlanInput input = HostPlanInput(policy);
   input.agent_command = std::move(agent_command);
   input.image = image;
+  input.published = options.published;
   if (options.headless) input.tty = false;
   if (input.shim_path.empty()) {
     return Error(

@@ -356,6 +356,32 @@ std::vector<std::string> MountPointPaths(const SessionPlan& plan);
 int Pump(RawConnection& stream, bool tty, SignalPipe& signals,
          const std::function<void()>& on_resize);
 
+// corral run --publish (published_ports.cc): listens on each host port
+// before the box starts (a port that is taken stops the session), then, once
+// the box runs, carries each connection to the box's port through
+// `corral-shim forward PORT` run by the engine in the box. Stops on destruction.
+class PublishedPorts {
+ public:
+  static Result<std::unique_ptr<PublishedPorts>> Listen(const std::vector<PublishedPort>& ports);
+  // `engine` outlives this object; `shim` is corral-shim's path in the box.
+  void Serve(Engine& engine, const std::string& container, const std::string& shim,
+             const std::string& user);
+  ~PublishedPorts();
+
+ private:
+  PublishedPorts() = default;
+  void Carry(Engine& engine, const std::string& container, const std::vector<std::string>& forward,
+             const std::string& user, UniqueFd client);
+
+  std::vector<std::pair<PublishedPort, UniqueFd>> listeners_;
+  UniqueFd stop_;  // an eventfd: readable once stopping
+  std::thread accepting_;
+  std::mutex mutex_;
+  std::vector<std::thread> carrying_;
+};
+// "published: 127.0.0.1:8080 -> 3000 (...)", or "" for none.
+std::string PublishedLine(const std::vector<PublishedPort>& ports);
+
 // The terminal's size, {0,0} when none.
 std::pair<unsigned, unsigned> TerminalSize();
 

@@ -125,6 +125,9 @@ Result<std::string> ListSessions(const policy::Policy& policy, const std::string
                   Label(c, "corral.agent").c_str(), c.value("Status", "").c_str(),
                   Label(c, "corral.project").c_str());
     out << line;
+    if (std::string ports = Label(c, "corral.publish"); !ports.empty()) {
+      out << "              published: " << ports << "\n";
+    }
   }
   auto volumes = ProjectVolumes(*engine);
   if (!volumes) return volumes.error();
