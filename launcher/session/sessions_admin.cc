@@ -182,7 +182,20 @@ Result<std::string> StopSession(const policy::Policy& policy, const std::string&
   if (auto ok = RemoveContainersOf(*engine, session, *list, /*but_copier=*/true); !ok) {
     return ok.error();
   }
+  // As in TearDownLeftovers: a box whose create the engine was still doing
+  // when corral died appears after the first look and holds the project
+  // volume; it goes, and the copy-back is tried again.
   auto copied = CopyBackLeftover(*engine, session);
+  for (int attempt = 0; !copied && attempt < 10; ++attempt) {
+    log::info("stop: " + copied.error().message + " (tried again)");
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    auto again = engine->ListByLabel(kLabelSession, /*all=*/true);
+    if (!again) return again.error();
+    if (auto ok = RemoveContainersOf(*engine, session, *again, /*but_copier=*/true); !ok) {
+      return ok.error();
+    }
+    copied = CopyBackLeftover(*engine, session);
+  }
   if (!copied) return copied.error();
   auto torn_down = TearDownLeftovers(*engine, session);
   // The box is gone and its copy home: what it changed among the auto-run
