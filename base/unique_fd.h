@@ -47,4 +47,18 @@ inline bool WriteAll(int fd, const char* data, std::size_t size) {
   return true;
 }
 
+// Reads exactly `size` bytes with read(2), again after EINTR and short
+// reads; false at the end of input or on an error.
+inline bool ReadExactly(int fd, void* out, std::size_t size) {
+  char* at = static_cast<char*>(out);
+  while (size > 0) {
+    ssize_t n = ::read(fd, at, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    at += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
 }  // namespace corral

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "base/child_descriptors.h"
+#include "images/shim/relay.h"
 
 namespace corral::shim {
 namespace {
@@ -37,35 +38,10 @@ constexpr char kSocketName[] = "corral-door";  // abstract: the box's network na
 constexpr std::uint32_t kMaxRequest = 1 << 20;
 constexpr int kRequestSeconds = 5;  // a request that does not arrive whole is dropped
 
-socklen_t Address(sockaddr_un& address) {
-  address = {};
-  address.sun_family = AF_UNIX;
-  std::memcpy(address.sun_path + 1, kSocketName, sizeof kSocketName - 1);
-  return static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + sizeof kSocketName - 1);
-}
+socklen_t Address(sockaddr_un& address) { return AbstractAddress(kSocketName, address); }
 
-bool WriteAll(int fd, const void* data, std::size_t size) {
-  const char* at = static_cast<const char*>(data);
-  while (size > 0) {
-    ssize_t n = ::send(fd, at, size, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    at += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-bool ReadAll(int fd, void* data, std::size_t size) {
-  char* at = static_cast<char*>(data);
-  while (size > 0) {
-    ssize_t n = ::recv(fd, at, size, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    at += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
+bool WriteAll(int fd, const void* data, std::size_t size) {  // SIGPIPE is ignored on both ends
+  return corral::WriteAll(fd, static_cast<const char*>(data), size);
 }
 
 struct Request {
@@ -101,7 +77,7 @@ bool ReceiveRequest(int connection, Request& request) {
   }
   if (n != sizeof length || length > kMaxRequest || !request.stdio[2].valid()) return false;
   std::string text(length, '\0');
-  if (!ReadAll(connection, text.data(), text.size())) return false;
+  if (!ReadExactly(connection, text.data(), text.size())) return false;
   std::vector<std::string> fields;
   for (std::size_t at = 0; at < text.size();) {
     std::size_t end = text.find('\0', at);
@@ -299,6 +275,7 @@ bool SendRequest(int connection, const std::vector<std::string>& argv) {
 }  // namespace
 
 int Enter(int argc, char** argv) {
+  ::signal(SIGPIPE, SIG_IGN);  // a keeper gone is a line below, not a silent death
   UniqueFd connection(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   sockaddr_un address;
   socklen_t size = Address(address);
@@ -337,7 +314,7 @@ int Enter(int argc, char** argv) {
     ::sigaction(sig, &forward, nullptr);
   }
   std::int32_t code = 0;
-  if (!ReadAll(connection.get(), &code, sizeof code)) {
+  if (!ReadExactly(connection.get(), &code, sizeof code)) {
     std::fprintf(stderr, "corral-shim enter: the box ended before the command did\n");
     return 125;
   }

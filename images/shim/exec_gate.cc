@@ -7,6 +7,7 @@
 // PID 1 checks that it is and sends the real file with 'f'. No process but
 // the gate ever holds it, and the gate only execs it.
 #include "images/shim/exec_gate.h"
+#include "images/shim/relay.h"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -48,12 +49,7 @@ std::string ReadLink(const std::string& path) {
   return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string();
 }
 
-socklen_t Address(sockaddr_un& address) {
-  address = {};
-  address.sun_family = AF_UNIX;
-  std::memcpy(address.sun_path + 1, kSocketName, sizeof kSocketName - 1);
-  return static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + sizeof kSocketName - 1);
-}
+socklen_t Address(sockaddr_un& address) { return AbstractAddress(kSocketName, address); }
 
 bool Send(int fd, char byte, int file = -1) {
   msghdr message{};
@@ -108,18 +104,6 @@ bool IsCompiledProgram(const std::string& path) {
   char magic[4] = {};
   return fd.valid() && ::pread(fd.get(), magic, sizeof magic, 0) == 4 &&
          std::memcmp(magic, "\x7f" "ELF", 4) == 0;
-}
-
-bool ReadExactly(int fd, void* out, std::size_t size) {
-  char* at = static_cast<char*>(out);
-  while (size > 0) {
-    ssize_t n = ::read(fd, at, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    at += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
 }
 
 // The hello: 'h', the length, then each argument NUL-ended.

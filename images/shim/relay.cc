@@ -51,6 +51,13 @@ void Relay(int in_a, int out_a, int in_b, int out_b) {
   }
 }
 
+socklen_t AbstractAddress(std::string_view name, sockaddr_un& address) {
+  address = {};
+  address.sun_family = AF_UNIX;
+  std::memcpy(address.sun_path + 1, name.data(), name.size());  // sun_path[0] = 0: abstract
+  return static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+}
+
 int ConnectUnix(const std::string& path) {
   sockaddr_un addr{};
   if (path.size() >= sizeof addr.sun_path) {

@@ -3,7 +3,11 @@
 // CONNECT tunnel on stdin/stdout for ssh's ProxyCommand). Private to the shim.
 #pragma once
 
+#include <sys/socket.h>
+#include <sys/un.h>
+
 #include <string>
+#include <string_view>
 
 namespace corral::shim {
 
@@ -11,6 +15,10 @@ namespace corral::shim {
 // side is passed on as a half-close (shutdown) to the other. `in_a`/`out_a`
 // may be one socket or two descriptors (stdin, stdout). Closes nothing.
 void Relay(int in_a, int out_a, int in_b, int out_b);
+
+// The address of the abstract unix socket `name` (the box's network
+// namespace: no file, gone with the box) and its length.
+socklen_t AbstractAddress(std::string_view name, sockaddr_un& address);
 
 // A connected stream socket to the unix socket at `path`, or -1 (errno set).
 int ConnectUnix(const std::string& path);

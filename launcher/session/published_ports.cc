@@ -40,22 +40,11 @@ Result<UniqueFd> ListenOn(const PublishedPort& port) {
   if (!fd.valid() || ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) != 0 ||
       ::bind(fd.get(), reinterpret_cast<sockaddr*>(&address), size) != 0 ||
       ::listen(fd.get(), 64) != 0) {
-    return Error::FromErrno("listen on " + DescribePublishedPort(port).substr(
-                                0, DescribePublishedPort(port).find(' ')) +
+    std::string where = DescribePublishedPort(port);
+    return Error::FromErrno("listen on " + where.substr(0, where.find(' ')) +
                             " for --publish (choose another host port)");
   }
   return fd;
-}
-
-bool SendAll(int fd, const char* data, std::size_t size) {
-  while (size > 0) {
-    ssize_t n = ::send(fd, data, size, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
 }
 
 }  // namespace
@@ -111,7 +100,8 @@ void PublishedPorts::Carry(Engine& engine, const std::string& container,
       frames.append(buffer, static_cast<std::size_t>(n));
       bool sent = true;
       TakeFrames(frames, [&](int which, std::string_view data) {
-        if (which == 1 && sent) sent = SendAll(client.get(), data.data(), data.size());
+        // SIGPIPE is ignored while a session runs (SignalPipe::Install).
+        if (which == 1 && sent) sent = WriteAll(client.get(), data.data(), data.size());
       });
       if (!sent) return;
       n = stream->Recv(buffer, sizeof buffer);
