@@ -8,6 +8,14 @@
 
 namespace corral {
 
+// `s` without the leading and trailing characters in `blanks` (by default
+// spaces, tabs and line ends; a caller names its own set where it differs).
+constexpr std::string_view Trim(std::string_view s, std::string_view blanks = " \t\r\n") {
+  std::size_t first = s.find_first_not_of(blanks);
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(blanks) - first + 1);
+}
+
 // Levenshtein distance, for "did you mean" suggestions.
 inline std::size_t EditDistance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 
+#include "base/base.h"
+
 namespace corral::netfilter {
 namespace {
 
 constexpr std::size_t kMaxHeaders = 200;
+constexpr std::string_view kBlank = " \t";  // HTTP's optional whitespace
 
 bool IsTokenChar(unsigned char c) {
   if (c >= '0' && c <= '9') return true;
@@ -33,12 +36,6 @@ bool IsFramingOrRouting(std::string_view name) {
   return false;
 }
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 std::string Lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) {
@@ -62,7 +59,8 @@ std::vector<std::string> SplitTokens(std::string_view value) {
   std::size_t start = 0;
   while (start <= value.size()) {
     std::size_t comma = value.find(',', start);
-    std::string_view item = Trim(value.substr(start, comma == value.npos ? value.npos : comma - start));
+    std::string_view item =
+        Trim(value.substr(start, comma == value.npos ? value.npos : comma - start), kBlank);
     if (!item.empty()) out.push_back(Lower(item));
     if (comma == value.npos) break;
     start = comma + 1;
@@ -140,7 +138,7 @@ std::optional<HttpError> ParseFields(const std::vector<std::string_view>& lines,
       return HttpError{400, "header '" + std::string(name) + "' would be read as " + *dashed +
                                 " by some servers; spell it with '-'"};
     }
-    std::string_view value = Trim(line.substr(colon + 1));
+    std::string_view value = Trim(line.substr(colon + 1), kBlank);
     if (!IsFieldValue(value)) return HttpError{400, "control character in a header value"};
     fields.headers.push_back({std::string(name), std::string(value)});
     if (EqualsIgnoreCase(name, "content-length")) fields.content_length.push_back(value);

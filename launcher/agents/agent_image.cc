@@ -54,12 +54,6 @@ int CompareParts(const std::string& a, const std::string& b) {
   return 0;
 }
 
-std::string Trimmed(std::string text) {
-  text.erase(0, text.find_first_not_of(" \t\r\n"));
-  text.erase(text.find_last_not_of(" \t\r\n") + 1);
-  return text;
-}
-
 }  // namespace
 
 std::string AgentImageTag(const std::string& agent, const std::string& version) {
@@ -189,7 +183,7 @@ VersionSources HostVersionSources(Engine* engine) {
     // npm reads the user's registry and CA settings (~/.npmrc, npm_config_*).
     auto ran = RunCapture({"npm", "view", package, "version"}, std::chrono::seconds(60));
     if (!ran) return ran.error();
-    std::string version = Trimmed(ran->out);
+    std::string version(Trim(ran->out));
     if (ran->exit_status != 0 || VersionIn(version) != version) {
       return Error("`npm view " + package + " version` failed (exit " +
                    std::to_string(ran->exit_status) + "): is the npm registry reachable?");

@@ -89,12 +89,6 @@ std::vector<std::string_view> Components(std::string_view path) {
   return parts;
 }
 
-std::string Trim(std::string s) {
-  auto first = s.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) return "";
-  return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
-}
-
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -156,22 +150,22 @@ std::vector<std::string> HooksPaths(std::string_view git_config_text) {
   std::istringstream in{std::string(git_config_text)};
   std::string line, section;
   while (std::getline(in, line)) {
-    line = Trim(line);
+    line = std::string(Trim(line));
     if (line.empty() || line[0] == '#' || line[0] == ';') continue;
     if (line[0] == '[') {
-      section = Lower(Trim(line.substr(1, line.find(']') - 1)));
-      std::string rest = Trim(line.substr(line.find(']') + 1));  // [core] hooksPath = x
+      section = Lower(std::string(Trim(line.substr(1, line.find(']') - 1))));
+      std::string rest(Trim(line.substr(line.find(']') + 1)));  // [core] hooksPath = x
       if (rest.empty()) continue;
       line = rest;
     }
     auto eq = line.find('=');
     if (section != "core" || eq == std::string::npos) continue;
-    if (Lower(Trim(line.substr(0, eq))) != "hookspath") continue;
-    std::string value = Trim(line.substr(eq + 1));
+    if (Lower(std::string(Trim(line.substr(0, eq)))) != "hookspath") continue;
+    std::string value(Trim(line.substr(eq + 1)));
     if (!value.empty() && value[0] == '"') {
       value = value.substr(1, value.find('"', 1) - 1);
     } else if (auto comment = value.find_first_of("#;"); comment != std::string::npos) {
-      value = Trim(value.substr(0, comment));
+      value = std::string(Trim(value.substr(0, comment)));
     }
     if (!value.empty()) paths.push_back(value);
   }

@@ -1,6 +1,5 @@
 #include "launcher/engine/engine.h"
 
-#include <cctype>
 #include <filesystem>
 
 #include "launcher/plan/plan.h"
@@ -9,15 +8,7 @@ namespace corral::launcher {
 namespace fs = std::filesystem;
 namespace {
 
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
-    text.remove_suffix(1);
-  }
-  return text;
-}
+constexpr std::string_view kSpace = " \t\n\v\f\r";  // isspace's set
 
 // Go's filepath.Clean on a '/'-separated path, then its leading '/' dropped.
 std::string CleanPattern(std::string_view pattern) {
@@ -99,13 +90,13 @@ Result<IgnoreRules> IgnoreRules::Parse(std::string_view text) {
   int number = 0;
   while (!text.empty()) {
     std::size_t newline = text.find('\n');
-    std::string_view line = Trim(text.substr(0, newline));
+    std::string_view line = Trim(text.substr(0, newline), kSpace);
     text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
     ++number;
     if (line.empty() || line.front() == '#') continue;
     bool exception = line.front() == '!';
     if (exception) {
-      line = Trim(line.substr(1));
+      line = Trim(line.substr(1), kSpace);
       if (line.empty()) {
         return Error("line " + std::to_string(number) + ": a lone ! excludes nothing; remove it");
       }

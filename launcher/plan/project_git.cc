@@ -11,13 +11,6 @@ namespace corral::launcher {
 namespace fs = std::filesystem;
 namespace {
 
-std::string Trim(std::string s) {
-  auto first = s.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) return "";
-  auto last = s.find_last_not_of(" \t\r\n");
-  return s.substr(first, last - first + 1);
-}
-
 bool IsDigits(const std::string& s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
 }
@@ -52,12 +45,12 @@ GitLayout FindGit(const std::string& dir) {
       git.top = p.string();
       git.git_dir = dot_git;
       if (S_ISREG(st.st_mode)) {  // a worktree: "gitdir: /main/.git/worktrees/name"
-        std::string line = Trim(ReadText(dot_git));
+        std::string line(Trim(ReadText(dot_git)));
         if (line.rfind("gitdir:", 0) == 0) {
-          fs::path gitdir = Trim(line.substr(7));
+          fs::path gitdir(Trim(std::string_view(line).substr(7)));
           if (gitdir.is_relative()) gitdir = p / gitdir;
           git.git_dir = NormalPath(gitdir.string());
-          std::string common = Trim(ReadText(git.git_dir + "/commondir"));
+          std::string common(Trim(ReadText(git.git_dir + "/commondir")));
           if (!common.empty()) {
             fs::path c = common;
             if (c.is_relative()) c = fs::path(git.git_dir) / c;
@@ -100,7 +93,7 @@ std::string CommondirToWatch(const std::string& project_dir) {
 }
 
 std::string HostOfUrl(const std::string& raw) {
-  std::string url = Trim(raw);
+  std::string url(Trim(raw));
   std::string scheme, rest;
   auto sep = url.find("://");
   if (sep != std::string::npos) {
@@ -143,7 +136,7 @@ std::vector<std::string> GitHosts(const std::string& config_text) {
   std::istringstream in(config_text);
   std::string line, remote;
   while (std::getline(in, line)) {
-    line = Trim(line);
+    line = std::string(Trim(line));
     if (line.empty() || line[0] == '#' || line[0] == ';') continue;
     if (line[0] == '[') {
       remote.clear();
@@ -154,8 +147,8 @@ std::vector<std::string> GitHosts(const std::string& config_text) {
     }
     if (remote.empty()) continue;
     auto eq = line.find('=');
-    if (eq == std::string::npos || Trim(line.substr(0, eq)) != "url") continue;
-    remotes.emplace_back(remote, Trim(line.substr(eq + 1)));
+    if (eq == std::string::npos || Trim(std::string_view(line).substr(0, eq)) != "url") continue;
+    remotes.emplace_back(remote, Trim(std::string_view(line).substr(eq + 1)));
   }
   std::stable_partition(remotes.begin(), remotes.end(),
                         [](const auto& r) { return r.first == "origin"; });

@@ -9,12 +9,7 @@ namespace corral::launcher {
 namespace {
 
 // Blanks and quotes around a config value go.
-std::string TrimValue(std::string s) {
-  const char* blank = " \t\r\"'";
-  s.erase(0, s.find_first_not_of(blank));
-  s.erase(s.find_last_not_of(blank) + 1);
-  return s;
-}
+std::string TrimValue(std::string_view s) { return std::string(Trim(s, " \t\r\"'")); }
 
 // The value of each `key = value` (or `key=value`) line whose key ends with
 // one of `keys` (npm's "@scope:registry" ends with "registry").

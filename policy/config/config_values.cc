@@ -8,13 +8,6 @@
 namespace corral::policy {
 namespace {
 
-std::string Trim(std::string_view s) {
-  auto first = s.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return "";
-  auto last = s.find_last_not_of(" \t\r\n");
-  return std::string(s.substr(first, last - first + 1));
-}
-
 std::string ChoicesText(const KeySpec& key) {
   std::string text;
   for (auto choice : key.choices) text += (text.empty() ? "" : ", ") + std::string(choice);
@@ -32,14 +25,14 @@ Result<nlohmann::json> CheckChoice(const KeySpec& key, const std::string& value)
 }
 
 Result<nlohmann::json> ParseBool(const std::string& text) {
-  std::string t = Trim(text);
+  std::string t(Trim(text));
   if (t == "true" || t == "1" || t == "yes" || t == "on") return nlohmann::json(true);
   if (t == "false" || t == "0" || t == "no" || t == "off") return nlohmann::json(false);
   return Error("'" + text + "' is not true or false");
 }
 
 Result<nlohmann::json> ParseInt(const std::string& text) {
-  std::string t = Trim(text);
+  std::string t(Trim(text));
   if (t.empty() || t.size() > 9 || !std::all_of(t.begin(), t.end(), ::isdigit)) {
     return Error("'" + text + "' is not a whole number from 0 to 999999999");
   }
@@ -61,7 +54,7 @@ std::optional<std::string> BracketedText(const YAML::Node& item) {
 // Text starting with '[' that is not JSON is an item list too
 // ("[2001:db8::10]:443, example.com"), unless its quotes show it was meant as JSON.
 Result<nlohmann::json> ListFromText(const std::string& text) {
-  std::string t = Trim(text);
+  std::string t(Trim(text));
   if (!t.empty() && t.front() == '[') {
     auto parsed = nlohmann::json::parse(t, nullptr, /*allow_exceptions=*/false);
     if (!parsed.is_discarded() || t.find('"') != std::string::npos) {
@@ -77,7 +70,7 @@ Result<nlohmann::json> ListFromText(const std::string& text) {
   while (start <= t.size()) {
     std::size_t comma = t.find(',', start);
     if (comma == std::string::npos) comma = t.size();
-    std::string item = Trim(std::string_view(t).substr(start, comma - start));
+    std::string item(Trim(std::string_view(t).substr(start, comma - start)));
     if (!item.empty()) list.push_back(item);
     start = comma + 1;
   }
@@ -152,7 +145,7 @@ Result<nlohmann::json> ValueFromText(const KeySpec& key, const std::string& text
   switch (key.type) {
     case KeyType::kRecipes: return RecipesFromText(text, std::string(key.name));
     case KeyType::kString: return nlohmann::json(text);
-    case KeyType::kEnum: return CheckChoice(key, Trim(text));
+    case KeyType::kEnum: return CheckChoice(key, std::string(Trim(text)));
     case KeyType::kBool: return ParseBool(text);
     case KeyType::kInt: return ParseInt(text);
     case KeyType::kStringList: return ListFromText(text);

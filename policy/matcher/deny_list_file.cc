@@ -10,10 +10,9 @@ Result<std::vector<std::string>> ReadDenyListFile(const std::string& path) {
   std::vector<std::string> entries;
   std::string line;
   while (std::getline(in, line)) {
-    auto first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos || line[first] == '#') continue;
-    auto last = line.find_last_not_of(" \t\r");
-    entries.push_back(line.substr(first, last - first + 1));
+    std::string_view entry = Trim(line, " \t\r");
+    if (entry.empty() || entry.front() == '#') continue;
+    entries.emplace_back(entry);
   }
   if (in.bad()) return Error::FromErrno("error reading deny list " + path);
   return entries;

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/base.h"
 #include "policy/matcher/tool_scripts.h"
 
 namespace corral::policy::script_text {
@@ -18,11 +19,8 @@ inline bool Digit(char c) { return c >= '0' && c <= '9'; }
 inline bool Letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 inline bool Blank(char c) { return c == ' ' || c == '\t'; }
 
-inline std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (Blank(s.front()) || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (Blank(s.back()) || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
+// Blanks and carriage returns around a script's line.
+inline std::string_view Trim(std::string_view s) { return corral::Trim(s, " \t\r"); }
 
 inline void Unknown(ScriptCommands& out, std::string why) {
   if (!out.unknown) out.why = std::move(why);
