@@ -6,6 +6,7 @@
 #pragma once
 
 #include "base/child_descriptors.h"
+#include "base/files.h"
 #include "base/json_text.h"
 #include "base/log.h"
 #include "base/result.h"
