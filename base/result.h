@@ -51,6 +51,13 @@ class [[nodiscard]] Result {
 
   const Error& error() const { return std::get<1>(state_); }
 
+  // The value, or `fallback` where the caller takes any error to mean "none"
+  // (a cache that cannot be read is an empty one).
+  template <class U>
+  T value_or(U&& fallback) && {
+    return ok() ? std::move(value()) : T(std::forward<U>(fallback));
+  }
+
  private:
   std::variant<T, Error> state_;
 };

@@ -21,6 +21,12 @@ TEST(ResultTest, HoldsValueOrError) {
   EXPECT_EQ(bad.error().message, "odd number 3");
 }
 
+TEST(ResultTest, ValueOrTakesTheFallbackOnError) {
+  EXPECT_EQ(Half(4).value_or(-1), 2);
+  EXPECT_EQ(Half(3).value_or(-1), -1);
+  EXPECT_EQ(Result<std::string>(Error("gone")).value_or(""), "");
+}
+
 TEST(ResultTest, ContextReadsOutermostFirst) {
   Error e = Error("no such key").Context("config.yaml:3:1").Context("loading policy");
   EXPECT_EQ(e.message, "loading policy: config.yaml:3:1: no such key");

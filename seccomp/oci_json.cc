@@ -1,9 +1,7 @@
 // The OCI linux.seccomp object, written flattened and read in any of the
 // forms engines use (flattened, whole config.json, Docker/Podman profile).
 #include <algorithm>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "seccomp/arch.h"
 #include "seccomp/names.h"
@@ -169,11 +167,9 @@ Result<Profile> FromJson(const json& input) {
 }
 
 Result<Profile> ReadProfileFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Error::FromErrno("cannot read " + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  json parsed = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  auto text = ReadWholeFile(path);
+  if (!text) return text.error();
+  json parsed = json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) return Error(path + ": not valid JSON");
   auto profile = FromJson(parsed);
   if (!profile) return profile.error().Context(path);

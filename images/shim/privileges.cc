@@ -9,8 +9,8 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+
+#include "base/files.h"
 
 namespace corral::shim {
 namespace {
@@ -32,13 +32,6 @@ bool Set(const Capabilities& caps) {
 }
 
 std::string Failed(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
-
-std::string ReadText(const char* path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 template <typename T>
 bool ParseNumber(std::string_view text, T& value) {
@@ -110,7 +103,8 @@ std::vector<gid_t> GroupsOf(uid_t uid, gid_t gid, std::string_view passwd, std::
 std::string BecomeAgentUser(const AgentUser& user) {
   std::vector<gid_t> groups = user.groups;
   if (groups.empty()) {
-    groups = GroupsOf(user.uid, user.gid, ReadText("/etc/passwd"), ReadText("/etc/group"));
+    groups = GroupsOf(user.uid, user.gid, ReadWholeFile("/etc/passwd").value_or(""),
+                      ReadWholeFile("/etc/group").value_or(""));
   }
   if (::prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0) return Failed("keeping capabilities");
   if (::setgroups(groups.size(), groups.data()) != 0) return Failed("setting the groups");

@@ -1,13 +1,12 @@
 // An agent's image: its tag, the version it holds (the one asked for, the
 // recipe's pin, the host's own, the newest built, the registry's latest),
 // and corral's images on the engine. Building is agent_image_build.cc.
+#include <sys/stat.h>
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
-#include <sys/stat.h>
 
 #include "launcher/agents/agents.h"
 #include "launcher/engine/engine.h"
@@ -150,8 +149,7 @@ VersionSources HostVersionSources(Engine* engine) {
     std::string identity = ProgramIdentity(path);
     std::string cache = policy::StateDir() + "/host-versions/" + binary;
     if (!identity.empty()) {
-      std::ifstream in(cache);
-      std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      std::string kept = ReadWholeFile(cache).value_or("");
       std::size_t newline = kept.find('\n');
       if (newline != std::string::npos && kept.substr(0, newline) == identity) {
         return kept.substr(newline + 1);

@@ -16,7 +16,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "launcher/agents/agents.h"
@@ -78,26 +77,10 @@ std::string CacheFolder() {
                                    : std::string(home ? home : "/tmp") + "/.cache/corral";
 }
 
-// In one piece: a session reads the 3.4 MB shim on its way to the engine,
-// and a stream's 8 KiB reads and regrowing copies cost it 100 ms on a busy
-// machine.
 Result<std::string> ReadBytes(const std::string& path, const std::string& what) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  struct stat st {};
-  if (!fd.valid() || ::fstat(fd.get(), &st) != 0) {
-    return Error::FromErrno("cannot read " + what + " (" + path + ")");
-  }
-  std::string bytes(static_cast<std::size_t>(st.st_size) + 1, '\0');  // +1: sees the end
-  std::size_t have = 0;
-  for (;;) {
-    if (have == bytes.size()) bytes.resize(bytes.size() * 2);
-    ssize_t n = ::read(fd.get(), bytes.data() + have, bytes.size() - have);
-    if (n == 0) break;
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error::FromErrno("cannot read " + what + " (" + path + ")");
-    have += static_cast<std::size_t>(n);
-  }
-  bytes.resize(have);
+  auto bytes = ReadWholeFile(path);
+  if (!bytes)
+    return Error::FromErrno("cannot read " + what + " (" + path + ")", bytes.error().code);
   return bytes;
 }
 

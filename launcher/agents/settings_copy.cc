@@ -16,8 +16,6 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
-#include <fstream>
-#include <sstream>
 
 #include "launcher/agents/agents.h"
 
@@ -29,18 +27,16 @@ constexpr std::size_t kLargestFile = 64u << 20;  // a settings or history file l
 constexpr int kDeepest = 16;                     // folder levels walked
 
 std::optional<std::string> ReadHostFile(const std::string& path, std::string& why) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  auto text = ReadWholeFile(path);
+  if (!text) {
     why = "cannot be read";
     return std::nullopt;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (text.str().size() > kLargestFile) {
+  if (text->size() > kLargestFile) {
     why = "is larger than 64 MiB";
     return std::nullopt;
   }
-  return text.str();
+  return std::move(*text);
 }
 
 // The folder `dir` under the already open `parent`, made when missing; a

@@ -39,12 +39,8 @@ Result<void> WriteReport(const std::string& state_dir, const Report& report) {
     if (ec) return Error("cannot remove " + folder + ": " + ec.message());
     return Ok();
   }
-  nlohmann::json held = nlohmann::json::parse(
-      [&] {
-        std::ifstream in(folder + "/held.json");
-        return std::string(std::istreambuf_iterator<char>(in), {});
-      }(),
-      nullptr, false);
+  nlohmann::json held =
+      nlohmann::json::parse(ReadWholeFile(folder + "/held.json").value_or(""), nullptr, false);
   if (!held.is_object()) return Error("cannot read " + folder + "/held.json");
   nlohmann::json kept = nlohmann::json::array();
   for (const auto& j : held.value("held", nlohmann::json::array())) {

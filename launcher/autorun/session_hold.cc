@@ -8,8 +8,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "launcher/autorun/autorun.h"
 #include "policy/inbox/inbox.h"
@@ -38,16 +36,8 @@ Result<void> WriteText(const std::string& path, const std::string& text) {
   return Ok();
 }
 
-Result<std::string> ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error("cannot read " + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 Result<nlohmann::json> ReadJson(const std::string& path) {
-  auto text = ReadText(path);
+  auto text = ReadWholeFile(path);
   if (!text) return text.error();
   auto json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded() || !json.is_object()) return Error(path + " is not corral's JSON");
@@ -79,7 +69,7 @@ Result<Node> LoadNode(const nlohmann::json& j, const std::string& folder) {
   node.link = j.value("link", "");
   node.role = static_cast<Node::Role>(j.value("role", 1));
   if (j.contains("content")) {
-    auto content = ReadText(folder + "/" + j["content"].get<std::string>());
+    auto content = ReadWholeFile(folder + "/" + j["content"].get<std::string>());
     if (!content) return content.error();
     node.content = std::move(*content);
   }

@@ -50,18 +50,6 @@ UniqueFd OpenDir(const std::string& base, const std::string& dir, bool make) {
   return fd;
 }
 
-Result<std::string> ReadAll(int fd) {
-  std::string content;
-  char buffer[65536];
-  for (;;) {
-    ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error::FromErrno("read");
-    if (n == 0) return content;
-    content.append(buffer, static_cast<std::size_t>(n));
-  }
-}
-
 // The names in folder base/dir, sorted.
 Result<std::vector<std::string>> List(const std::string& base, const std::string& dir) {
   UniqueFd fd = OpenDir(base, dir, false);
@@ -198,7 +186,7 @@ Result<std::optional<Node>> ReadNode(const std::string& base, const std::string&
   } else if (S_ISREG(st.st_mode)) {
     UniqueFd file(::openat(parent.get(), leaf.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
     if (!file.valid()) return Error::FromErrno("cannot read " + base + "/" + path);
-    auto content = ReadAll(file.get());
+    auto content = ReadToEnd(file.get());
     if (!content) return content.error().Context("cannot read " + base + "/" + path);
     node.content = std::move(*content);
   } else {

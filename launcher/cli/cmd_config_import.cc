@@ -1,9 +1,7 @@
 // corral config import FILE [--from FORMAT] [--write]: another tool's sandbox
 // settings as corral keys, printed, and merged into the config file on --write.
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "launcher/cli/cli.h"
 #include "launcher/config_import/config_import.h"
@@ -19,14 +17,6 @@ struct ImportArgs {
   bool write = false;
 };
 
-Result<std::string> ReadSettings(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Error::FromErrno("cannot read " + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 void PrintOutcomes(const ci::MergeResult& merge) {
   for (const ci::KeyOutcome& outcome : merge.outcomes) {
     std::cout << "# " << outcome.key << ": " << outcome.detail << "\n";
@@ -34,7 +24,7 @@ void PrintOutcomes(const ci::MergeResult& merge) {
 }
 
 int Import(const Globals& globals, const ImportArgs& args) {
-  auto text = ReadSettings(args.file);
+  auto text = ReadWholeFile(args.file);
   if (!text) return Fail(text.error(), kExitUsage);
   ci::Format format = ci::DetectFormat(args.file, *text);
   if (!args.from.empty()) {

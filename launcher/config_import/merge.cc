@@ -3,8 +3,6 @@
 // built-in default); a value the file already sets is kept and reported.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "launcher/config_import/config_import.h"
 
@@ -86,13 +84,6 @@ void MergeValue(const Assignment& a, const policy::Setting& now, YAML::Node& roo
   result.written.push_back({a.key, now.value, {now.where}});
 }
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 }  // namespace
 
 Result<policy::Policy> LoadFileOnly(const std::string& path) {
@@ -122,7 +113,7 @@ Result<MergeResult> PlanMerge(const Translation& translation, const std::string&
   YAML::Node root(YAML::NodeType::Map);
   if (exists) {
     try {
-      YAML::Node loaded = YAML::Load(ReadAll(config_path));
+      YAML::Node loaded = YAML::Load(ReadWholeFile(config_path).value_or(""));
       if (loaded && loaded.IsMap()) root = loaded;
     } catch (const YAML::Exception& e) {
       return Error(config_path + ": " + e.msg);  // Load above read it; this is unexpected

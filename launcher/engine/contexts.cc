@@ -2,8 +2,6 @@
 // own files, so `docker context use` and `podman system connection default`
 // choose corral's engine too.
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <toml++/toml.h>
 
@@ -11,14 +9,6 @@
 
 namespace corral::launcher {
 namespace {
-
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return "";
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 bool IsFile(const std::string& path) {
   std::error_code ec;
@@ -38,7 +28,8 @@ Result<std::optional<NamedEndpoint>> DockerContextEndpoint(
   if (dir.empty()) dir = home + "/.docker";
   std::string name = Get(getenv, "DOCKER_CONTEXT"), from = "DOCKER_CONTEXT";
   if (name.empty()) {
-    auto config = nlohmann::json::parse(ReadText(dir + "/config.json"), nullptr, false);
+    auto config =
+        nlohmann::json::parse(ReadWholeFile(dir + "/config.json").value_or(""), nullptr, false);
     if (config.is_object() && config.contains("currentContext") &&
         config["currentContext"].is_string()) {
       name = config["currentContext"].get<std::string>();
@@ -49,7 +40,8 @@ Result<std::optional<NamedEndpoint>> DockerContextEndpoint(
   // meta/<sha256 of the name>/meta.json; the name is inside, so no hashing is needed.
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir + "/contexts/meta", ec)) {
-    auto meta = nlohmann::json::parse(ReadText(entry.path() / "meta.json"), nullptr, false);
+    auto meta = nlohmann::json::parse(ReadWholeFile(entry.path() / "meta.json").value_or(""),
+                                      nullptr, false);
     if (!meta.is_object() || meta.value("Name", nlohmann::json()) != name) continue;
     auto host = meta["/Endpoints/docker/Host"_json_pointer];
     if (!host.is_string() || host.get<std::string>().empty()) break;
@@ -86,7 +78,7 @@ Result<std::optional<NamedEndpoint>> PodmanConnectionEndpoint(
     if (!IsFile(file)) continue;
     toml::table root;
     try {
-      root = toml::parse(ReadText(file), file);
+      root = toml::parse(ReadWholeFile(file).value_or(""), file);
     } catch (const toml::parse_error& e) {
       return Error(file + ":" + std::to_string(e.source().begin.line) + ": " +
                    std::string(e.description()));

@@ -17,13 +17,6 @@ namespace {
 
 std::string HeldDir(const std::string& state_dir) { return state_dir + "/held"; }
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::optional<HeldRun> Parse(const std::string& text) {
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (!j.is_object() || !j.contains("folder") || !j["folder"].is_string() ||
@@ -59,7 +52,7 @@ std::string Clock(std::int64_t when, std::int64_t now) {
 
 // Field 22 of /proc/PID/stat (after the parenthesised name, which may hold spaces).
 std::string ProcessStart(int pid) {
-  std::string stat = ReadAll("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat = ReadWholeFile("/proc/" + std::to_string(pid) + "/stat").value_or("");
   std::size_t close = stat.rfind(')');
   if (close == std::string::npos) return "";
   std::istringstream fields(stat.substr(close + 2));
@@ -98,7 +91,7 @@ Result<std::vector<HeldRun>> ListHeld(const std::string& state_dir) {
     std::string name = entry->d_name;
     if (name.size() < 6 || name.compare(name.size() - 5, 5, ".json") != 0) continue;
     std::string path = dir + "/" + name;
-    auto run = Parse(ReadAll(path));
+    auto run = Parse(ReadWholeFile(path).value_or(""));
     if (!run) continue;  // being written, or not ours
     if (run->pid <= 0 || ProcessStart(run->pid) != run->pid_start) {
       ::unlink(path.c_str());  // its run is gone (killed while waiting)

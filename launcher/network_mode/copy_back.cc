@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include "launcher/network_mode/network_mode.h"
@@ -181,14 +180,12 @@ Result<UniqueFd> LockCopy(const std::string& manifest_path) {
 }
 
 Result<std::optional<CopyManifest>> LoadManifest(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    if (errno == ENOENT) return std::optional<CopyManifest>();
-    return Error::FromErrno("cannot read " + path);
+  auto text = ReadWholeFile(path);
+  if (!text) {
+    if (IsMissing(text.error())) return std::optional<CopyManifest>();
+    return text.error();
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  auto json = nlohmann::json::parse(text.str(), nullptr, false);
+  auto json = nlohmann::json::parse(*text, nullptr, false);
   if (json.is_discarded()) return Error(path + " is not JSON");
   auto manifest = ManifestFromJson(json);
   if (!manifest) return manifest.error().Context(path);
@@ -222,15 +219,9 @@ Result<std::string> ArchiveOfVolume(Engine& engine, const Layout& layout,
 std::optional<std::string> ReadNoFollow(int dir, const std::string& name) {
   UniqueFd fd(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   if (!fd.valid()) return std::nullopt;
-  std::string content;
-  char buffer[65536];
-  while (true) {
-    ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return std::nullopt;
-    if (n == 0) return content;
-    content.append(buffer, static_cast<std::size_t>(n));
-  }
+  auto content = ReadToEnd(fd.get());
+  if (!content) return std::nullopt;
+  return std::move(*content);
 }
 
 std::map<std::string, HostEntry> ReadHostState(const std::string& project_dir,

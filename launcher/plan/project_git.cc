@@ -2,7 +2,6 @@
 #include <sys/stat.h>
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "launcher/plan/plan.h"
@@ -17,12 +16,7 @@ bool IsDigits(const std::string& s) {
 
 }  // namespace
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string ReadText(const std::string& path) { return ReadWholeFile(path).value_or(""); }
 
 std::string NormalPath(const std::string& path) {
   std::string normal = fs::path(path).lexically_normal().string();

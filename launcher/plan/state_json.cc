@@ -8,21 +8,15 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "launcher/plan/plan.h"
 
 namespace corral::launcher {
 
 Result<nlohmann::json> ReadStateJson(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    if (errno == ENOENT) return nlohmann::json(nullptr);
-    return Error::FromErrno("cannot read " + path);
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  return nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  auto text = ReadWholeFile(path);
+  if (!text) return IsMissing(text.error()) ? Result<nlohmann::json>(nullptr) : text.error();
+  return nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
 }
 
 Result<void> UpdateStateJson(const std::string& path,

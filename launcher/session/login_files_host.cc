@@ -7,9 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
 #include <mutex>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -49,11 +47,9 @@ Result<void> ReplaceFile(const std::string& path, const std::string& text) {
 std::optional<std::string> ReadLoginFile(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  auto text = ReadWholeFile(path);
+  if (!text) return std::nullopt;
+  return std::move(*text);
 }
 
 Result<std::string> FileLoginValue(const BoxLogin& login) {

@@ -7,7 +7,6 @@
 #include <ctime>
 #include <filesystem>
 #include <future>
-#include <fstream>
 #include <sstream>
 
 #include "launcher/agents/agents.h"
@@ -18,18 +17,14 @@
 namespace corral::launcher {
 namespace {
 
-Result<std::string> ReadWhole(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error("cannot read " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::optional<std::string> ReadIfThere(const std::string& path) {
-  auto text = ReadWhole(path);
-  if (!text) return std::nullopt;
-  return *text;
+// None for a file that is not there; an error for one that cannot be read.
+Result<std::optional<std::string>> ReadIfThere(const std::string& path) {
+  auto text = ReadWholeFile(path);
+  if (!text) {
+    if (IsMissing(text.error())) return std::optional<std::string>();
+    return text.error();
+  }
+  return std::optional<std::string>(std::move(*text));
 }
 
 Result<network_mode::SessionFiles> FilesOf(const SessionPlan& plan, const HostPaths& host,
@@ -39,21 +34,27 @@ Result<network_mode::SessionFiles> FilesOf(const SessionPlan& plan, const HostPa
   if (!shim) return shim.error();
   auto shell = ProgramWithoutDebugInfo(host.shell);
   if (!shell) return shell.error();
-  auto seccomp = ReadWhole(plan.seccomp_path);
+  auto seccomp = ReadWholeFile(plan.seccomp_path);
   if (!seccomp) return seccomp.error();
-  auto deny_list = ReadWhole(plan.session_dir + "/" + kDenyListFile);
+  auto deny_list = ReadWholeFile(plan.session_dir + "/" + kDenyListFile);
   if (!deny_list) return deny_list.error();
   files.shim = std::move(*shim);
   files.shell = std::move(*shell);
   files.seccomp = std::move(*seccomp);
   files.deny_list = std::move(*deny_list);
-  files.passwd = ReadIfThere(plan.session_dir + "/passwd");
-  files.group = ReadIfThere(plan.session_dir + "/group");
+  auto passwd = ReadIfThere(plan.session_dir + "/passwd");
+  if (!passwd) return passwd.error();
+  auto group = ReadIfThere(plan.session_dir + "/group");
+  if (!group) return group.error();
+  files.passwd = std::move(*passwd);
+  files.group = std::move(*group);
   if (!session_ca_pem.empty()) {
     // The sidecar's session CA, which the box must trust for login hosts.
     files.ca_bundle = BoxCaBundleText(plan, host.ca_bundle, session_ca_pem);
   } else if (!host.ca_bundle.empty()) {
-    files.ca_bundle = ReadIfThere(host.ca_bundle);
+    auto ca_bundle = ReadIfThere(host.ca_bundle);
+    if (!ca_bundle) return ca_bundle.error();
+    files.ca_bundle = std::move(*ca_bundle);
   }
   files.owner = plan.uid;
   return files;
@@ -115,7 +116,7 @@ Result<network_mode::SidecarProxy> SidecarProxyFor(const SessionPlan& plan,
   proxy.denied_domains = input.network.denied_domains;
   proxy.allow_addresses = input.network.allow_addresses;
   if (!input.network.hosts_file.empty()) {
-    auto text = ReadWhole(input.network.hosts_file);
+    auto text = ReadWholeFile(input.network.hosts_file);
     if (!text) return text.error().Context("network.hosts_file, for the proxy sidecar");
     std::istringstream lines(*text);
     for (std::string line; std::getline(lines, line);) {
@@ -128,7 +129,7 @@ Result<network_mode::SidecarProxy> SidecarProxyFor(const SessionPlan& plan,
   if (!held) return held.error();
   std::string upstream;
   if (!input.upstream_ca_file.empty()) {
-    auto text = ReadWhole(input.upstream_ca_file);
+    auto text = ReadWholeFile(input.upstream_ca_file);
     if (!text) return text.error().Context("network.upstream_ca_file, for the proxy sidecar");
     upstream = std::move(*text);
   }

@@ -1,8 +1,6 @@
 // The one table that defines every configuration key: its type, default,
 // environment variable, help, and the check its values must pass. Later
 // features add rows here.
-#include <fstream>
-#include <iterator>
 
 #include "policy/config/config.h"
 #include "policy/network/network.h"
@@ -34,11 +32,12 @@ Result<void> HostsFile(const std::string& path) {
 // file it could not load would fail every login host at the first request.
 Result<void> CaFile(const std::string& path) {
   if (path.empty()) return Ok();
-  std::ifstream in(path);
-  if (!in) return Error("cannot read " + path + " (a PEM file of CA certificates, or \"\" for "
-                        "the host's bundle)");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (text.find("-----BEGIN CERTIFICATE-----") == std::string::npos) {
+  auto text = ReadWholeFile(path);
+  if (!text)
+    return Error("cannot read " + path +
+                 " (a PEM file of CA certificates, or \"\" for "
+                 "the host's bundle)");
+  if (text->find("-----BEGIN CERTIFICATE-----") == std::string::npos) {
     return Error(path + " holds no PEM certificate (-----BEGIN CERTIFICATE-----)");
   }
   return Ok();

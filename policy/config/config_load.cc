@@ -1,10 +1,8 @@
 // Load: defaults < config file < environment < flags, into one Policy.
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include "policy/config/config_values.h"
 #include "policy/config/policy_build.h"
@@ -112,13 +110,14 @@ void ReadMapping(const YAML::Node& map, const std::string& prefix, const std::st
 }
 
 void ReadFile(const std::string& file, Settings& settings, Problems& problems) {
-  std::ifstream in(file);
-  if (!in) return problems.Add(Error::FromErrno("cannot read config file " + file).message);
-  std::stringstream text;
-  text << in.rdbuf();
+  auto text = ReadWholeFile(file);
+  if (!text) {
+    return problems.Add(
+        Error::FromErrno("cannot read config file " + file, text.error().code).message);
+  }
   YAML::Node root;
   try {
-    root = YAML::Load(text.str());
+    root = YAML::Load(*text);
   } catch (const YAML::Exception& e) {
     return problems.Add(Where(file, e.mark) + ": " + e.msg + " (fix the YAML syntax there)");
   }

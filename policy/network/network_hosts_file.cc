@@ -1,7 +1,6 @@
 // hosts(5) files, as network.hosts_file names one: read by the proxy before
 // the system resolver, and checked when the config is loaded.
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 
 #include "policy/network/network.h"
@@ -39,11 +38,9 @@ Result<HostsTable> ParseHosts(std::string_view text) {
 }
 
 Result<HostsTable> ReadHostsFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Error::FromErrno("cannot read hosts file " + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  auto table = ParseHosts(text.str());
+  auto text = ReadWholeFile(path);
+  if (!text) return Error::FromErrno("cannot read hosts file " + path, text.error().code);
+  auto table = ParseHosts(*text);
   if (!table) return table.error().Context(path);
   return table;
 }
