@@ -9,7 +9,6 @@
 // regular files only, each whole and renamed into place.
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -191,13 +190,9 @@ class FolderLock {
   static Result<FolderLock> Take(const std::string& path) {
     std::error_code ec;
     fs::create_directories(Parent(path), ec);
-    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0) return Error::FromErrno("cannot open " + path);
-    UniqueFd file(fd);
-    while (::flock(fd, LOCK_EX) != 0) {
-      if (errno != EINTR) return Error::FromErrno("cannot lock " + path);
-    }
-    return FolderLock(std::move(file));
+    auto file = OpenLocked(path, O_NOFOLLOW);
+    if (!file) return file.error();
+    return FolderLock(std::move(*file));
   }
 
  private:

@@ -2,7 +2,6 @@
 // the start, the comparison once the box is gone, and what was held.
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -86,10 +85,8 @@ Result<void> MakeFolder(const std::string& path) {
 
 // An exclusive lock on the session's folder while the end step runs.
 Result<UniqueFd> Lock(const std::string& folder) {
-  UniqueFd fd(::open((folder + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
-  if (!fd.valid() || ::flock(fd.get(), LOCK_EX) != 0) {
-    return Error::FromErrno("cannot lock " + folder);
-  }
+  auto fd = OpenLocked(folder + "/lock");
+  if (!fd) return Error::FromErrno("cannot lock " + folder, fd.error().code);
   return fd;
 }
 

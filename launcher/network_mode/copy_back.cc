@@ -4,7 +4,6 @@
 // then the volume removed. Run again after a kill, it finishes the job: what
 // was already written counts as "both made the same change".
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -170,13 +169,7 @@ void ApplyOne(const std::string& project_dir, const SyncAction& action, CopyBack
 
 // An exclusive lock beside the manifest for the copy-back's whole length.
 Result<UniqueFd> LockCopy(const std::string& manifest_path) {
-  std::string path = manifest_path + ".lock";
-  UniqueFd lock(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (!lock.valid()) return Error::FromErrno("cannot open " + path);
-  while (::flock(lock.get(), LOCK_EX) != 0) {
-    if (errno != EINTR) return Error::FromErrno("cannot lock " + path);
-  }
-  return lock;
+  return OpenLocked(manifest_path + ".lock", O_NOFOLLOW);
 }
 
 Result<std::optional<CopyManifest>> LoadManifest(const std::string& path) {

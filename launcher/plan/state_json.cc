@@ -2,7 +2,6 @@
 // update (known folders, per-project hosts, refused hosts): read whole,
 // changed under a lock, replaced whole.
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,12 +24,8 @@ Result<void> UpdateStateJson(const std::string& path,
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
   if (ec) return Error("cannot create the folder of " + path + ": " + ec.message());
   // One writer at a time: two corral processes must not lose each other's entries.
-  const std::string lock_path = path + ".lock";
-  UniqueFd lock(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
-  if (!lock.valid()) return Error::FromErrno("cannot open " + lock_path);
-  while (::flock(lock.get(), LOCK_EX) != 0) {
-    if (errno != EINTR) return Error::FromErrno("cannot lock " + lock_path);
-  }
+  auto lock = OpenLocked(path + ".lock");
+  if (!lock) return lock.error();
   auto value = ReadStateJson(path);
   if (!value) return value.error();
   auto changed = change(*value);

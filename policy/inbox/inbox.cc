@@ -1,7 +1,6 @@
 // The inbox of commands refused while the user was away: JSON lines under an
 // exclusive flock, so concurrent sessions append safely.
 #include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -15,17 +14,11 @@ namespace {
 
 constexpr std::size_t kMaxInboxBytes = 16 << 20;  // reading stops here
 
-Result<UniqueFd> OpenLocked(const std::string& state_dir) {
+Result<UniqueFd> OpenInbox(const std::string& state_dir) {
   std::error_code ec;
   std::filesystem::create_directories(state_dir, ec);
   if (ec) return Error("cannot create " + state_dir + ": " + ec.message());
-  std::string path = state_dir + "/inbox.jsonl";
-  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
-  if (!fd.valid()) return Error::FromErrno("cannot open " + path);
-  while (::flock(fd.get(), LOCK_EX) != 0) {
-    if (errno != EINTR) return Error::FromErrno("cannot lock " + path);
-  }
-  return fd;
+  return OpenLocked(state_dir + "/inbox.jsonl", O_APPEND);
 }
 
 nlohmann::json ToJson(const InboxItem& item) {
@@ -57,7 +50,7 @@ InboxItem FromJson(const nlohmann::json& j) {
 }  // namespace
 
 Result<void> InboxAdd(const std::string& state_dir, const InboxItem& item) {
-  auto fd = OpenLocked(state_dir);
+  auto fd = OpenInbox(state_dir);
   if (!fd) return fd.error();
   std::string line = ToJson(item).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   line += '\n';
@@ -72,7 +65,7 @@ Result<void> InboxAdd(const std::string& state_dir, const InboxItem& item) {
 }
 
 Result<std::vector<InboxItem>> InboxTake(const std::string& state_dir, bool keep) {
-  auto fd = OpenLocked(state_dir);
+  auto fd = OpenInbox(state_dir);
   if (!fd) return fd.error();
   std::string text;
   char buffer[8192];
