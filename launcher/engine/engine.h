@@ -182,8 +182,7 @@ class SshTunnel {
  private:
   SshTunnel() = default;
   std::string dir_, socket_;
-  pid_t keeper_ = -1;
-  UniqueFd done_;  // the keeper reads 'd' (stop now) or EOF (corral died)
+  Keeper keeper_;  // reads 'd' (stop now) or EOF (corral died)
 };
 
 // One member of a tar stream (tar.cc, tar_read.cc); paths without their leading '/'.
@@ -446,8 +445,7 @@ class EmbeddedPodman {
   EmbeddedPodman() = default;
   Endpoint endpoint_;
   std::string dir_;
-  pid_t keeper_ = -1;
-  UniqueFd done_;  // the keeper reads 'd' (stop now) or EOF (corral died)
+  Keeper keeper_;  // reads 'd' (stop now) or EOF (corral died)
 };
 
 // What `corral run --build DIR` sends to the engine: the folder, less what

@@ -23,7 +23,6 @@ namespace {
 constexpr int kAnswerWithinSeconds = 30;  // a first start creates its storage
 constexpr int kReaperGraceSeconds = 60;   // corral died: the reaper's time
 constexpr int kStopGraceMs = 5000;        // SIGTERM, then SIGKILL
-constexpr char kDone = 'd';
 
 using Clock = std::chrono::steady_clock;
 
@@ -57,12 +56,9 @@ void StopService(pid_t service) {
   ::_exit(127);
 }
 
-// The keeper: out of the terminal's session (Ctrl-C is corral's to handle),
-// it runs the service until corral says it is done or dies.
+// The keeper (base/keeper.h) runs the service until corral says it is done or dies.
 [[noreturn]] void KeeperMain(int done, const std::string& podman, const std::string& dir,
                              const std::string& session_dir) {
-  ::setsid();
-  for (int sig : {SIGINT, SIGHUP, SIGPIPE}) ::signal(sig, SIG_IGN);
   int log = ::open((dir + "/podman.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   CloseInheritedDescriptors({done, log});
   pid_t service = ::fork();
@@ -73,8 +69,7 @@ void StopService(pid_t service) {
     int ready = ::poll(&p, 1, 1000);
     if (::waitpid(service, nullptr, WNOHANG) == service) ::_exit(1);  // it ended by itself
     if (ready <= 0) continue;
-    char byte = 0;
-    if (::read(done, &byte, 1) != 1 || byte != kDone) {
+    if (!ParentDone(done)) {
       // corral died: let the reaper remove the box through the service first.
       auto until = Clock::now() + std::chrono::seconds(kReaperGraceSeconds);
       while (Exists(session_dir) && Clock::now() < until) {
@@ -113,20 +108,14 @@ Result<std::shared_ptr<EmbeddedPodman>> EmbeddedPodman::Start(const std::string&
   std::string socket = dir + "/podman.sock";
   auto endpoint = ParseEndpoint("unix://" + socket, "embedded podman");
   if (!endpoint) return endpoint.error();
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return Error::FromErrno("pipe");
-  pid_t keeper = ::fork();
-  if (keeper < 0) return Error::FromErrno("cannot start podman system service");
-  if (keeper == 0) {
-    ::close(fds[1]);
-    KeeperMain(fds[0], podman, dir, session_dir);
-  }
-  ::close(fds[0]);
+  auto keeper = Keeper::Start(
+      {SIGINT, SIGHUP, SIGPIPE}, [&](int done) { KeeperMain(done, podman, dir, session_dir); },
+      "cannot start podman system service");
+  if (!keeper) return keeper.error();
   std::shared_ptr<EmbeddedPodman> service(new EmbeddedPodman());
   service->endpoint_ = *endpoint;
   service->dir_ = dir;
-  service->keeper_ = keeper;
-  service->done_.Reset(fds[1]);
+  service->keeper_ = std::move(*keeper);
   std::fprintf(stderr,
                "corral: no container engine answered (%s); running podman system service for "
                "this session on %s until it ends\n",
@@ -137,8 +126,7 @@ Result<std::shared_ptr<EmbeddedPodman>> EmbeddedPodman::Start(const std::string&
       auto ping = HttpRequest(*endpoint, "GET", "/_ping", "", 2000);
       if (ping && ping->status == 200) return service;
     }
-    if (::waitpid(keeper, nullptr, WNOHANG) == keeper) {
-      service->keeper_ = -1;
+    if (service->keeper_.Ended()) {
       return Error("podman system service stopped at once: " + LastLine(dir + "/podman.log") +
                    " (check podman's setup: podman info)");
     }
@@ -151,12 +139,8 @@ Result<std::shared_ptr<EmbeddedPodman>> EmbeddedPodman::Start(const std::string&
 }
 
 EmbeddedPodman::~EmbeddedPodman() {
-  if (done_.valid()) {
-    char byte = kDone;
-    (void)!::write(done_.get(), &byte, 1);
-    done_.Reset();
-  }
-  if (keeper_ > 0) ::waitpid(keeper_, nullptr, 0);
+  keeper_.Done();
+  keeper_.Wait();
   std::error_code ec;
   std::filesystem::remove_all(dir_, ec);
 }

@@ -37,7 +37,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr int kConnectTimeoutSeconds = 5;  // ssh's ConnectTimeout
-constexpr char kDone = 'd';
 constexpr int kReaperGraceSeconds = 60;    // corral died: the reaper's time
 
 bool Exists(const std::string& path) {
@@ -122,12 +121,10 @@ void Dial(int listener, const SshTarget& target, const std::string& control, int
   ::close(connection);
 }
 
-// The keeper: out of the terminal's session (Ctrl-C is corral's to handle),
-// it runs the master and, for dial-stdio, one ssh per connection.
+// The keeper (base/keeper.h) runs the master and, for dial-stdio, one ssh
+// per connection.
 [[noreturn]] void KeeperMain(int done, const SshTarget& target, const std::string& dir,
                              const std::string& session_dir) {
-  ::setsid();
-  for (int sig : {SIGINT, SIGHUP, SIGPIPE}) ::signal(sig, SIG_IGN);
   int log = ::open((dir + "/ssh.log").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   CloseInheritedDescriptors({done, log, null});
@@ -153,8 +150,7 @@ void Dial(int listener, const SshTarget& target, const std::string& control, int
       ::_exit(1);
     }
     if (ready > 0 && p[0].revents != 0) {  // corral is done, or died
-      char byte = 0;
-      if (::read(done, &byte, 1) != 1 && !session_dir.empty()) {
+      if (!ParentDone(done) && !session_dir.empty()) {
         // corral died: the reaper removes the box through this tunnel first.
         auto until = Clock::now() + std::chrono::seconds(kReaperGraceSeconds);
         while (Exists(session_dir) && Clock::now() < until) {
@@ -204,27 +200,20 @@ Result<std::shared_ptr<SshTunnel>> SshTunnel::Open(const Endpoint& endpoint,
     return Error::FromErrno("cannot make a folder for the ssh tunnel in " + base);
   }
   std::string dir = pattern;
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return Error::FromErrno("pipe");
-  pid_t keeper = ::fork();
-  if (keeper < 0) return Error::FromErrno("cannot start ssh");
-  if (keeper == 0) {
-    ::close(fds[1]);
-    KeeperMain(fds[0], target, dir, session_dir);
-  }
-  ::close(fds[0]);
+  auto keeper = Keeper::Start(
+      {SIGINT, SIGHUP, SIGPIPE}, [&](int done) { KeeperMain(done, target, dir, session_dir); },
+      "cannot start ssh");
+  if (!keeper) return keeper.error();
   std::shared_ptr<SshTunnel> tunnel(new SshTunnel());
   tunnel->dir_ = dir;
-  tunnel->keeper_ = keeper;
-  tunnel->done_.Reset(fds[1]);
+  tunnel->keeper_ = std::move(*keeper);
   tunnel->socket_ = dir + "/engine.sock";
   // Ready when the master has logged in (its control socket is there) and
   // the local socket listens; ssh's own last line when it gives up.
   auto until = Clock::now() + std::chrono::seconds(kConnectTimeoutSeconds * 2);
   for (;;) {
     if (Exists(dir + "/control") && Exists(tunnel->socket_)) return tunnel;
-    if (::waitpid(keeper, nullptr, WNOHANG) == keeper) {
-      tunnel->keeper_ = -1;
+    if (tunnel->keeper_.Ended()) {
       std::string why = LastLine(dir + "/ssh.log");
       return Error("ssh: " + (why.empty() ? std::string("it ended without a word") : why), EHOSTUNREACH);
     }
@@ -240,12 +229,8 @@ Result<std::shared_ptr<SshTunnel>> SshTunnel::Open(const Endpoint& endpoint,
 std::string SshTunnel::LastWords() const { return LastLine(dir_ + "/ssh.log"); }
 
 SshTunnel::~SshTunnel() {
-  if (done_.valid() && keeper_ > 0) {
-    char byte = kDone;
-    (void)!::write(done_.get(), &byte, 1);
-    done_.Reset();
-  }
-  if (keeper_ > 0) ::waitpid(keeper_, nullptr, 0);
+  if (keeper_.running()) keeper_.Done();
+  keeper_.Wait();
   std::error_code ec;
   std::filesystem::remove_all(dir_, ec);
 }

@@ -15,8 +15,6 @@
 namespace corral::launcher {
 namespace {
 
-constexpr char kDone = 'd';
-
 // A few tries: the engine may still be making what is to be removed.
 // False when it never took the request.
 bool SendUntilDone(const Endpoint& endpoint, const std::string& method, const std::string& path) {
@@ -32,17 +30,10 @@ bool SendUntilDone(const Endpoint& endpoint, const std::string& method, const st
                              const std::string& session_dir, const std::vector<ApiCall>& then,
                              const std::vector<HostMountPoint>& made,
                              const std::string& hold_session) {
-  ::setsid();
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) ::signal(sig, SIG_IGN);
   int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   for (int fd = 0; fd < 3; ++fd) ::dup2(null, fd);
   CloseInheritedDescriptors({pipe_read});
-  char byte = 0;
-  ssize_t n;
-  do {
-    n = ::read(pipe_read, &byte, 1);
-  } while (n < 0 && errno == EINTR);
-  if (n == 1 && byte == kDone) ::_exit(0);
+  if (ParentDone(pipe_read)) ::_exit(0);
   // corral is gone without cleaning up: remove the box, then what the
   // session made. A container the engine was still making when corral died
   // answers its DELETE with 404 and appears afterwards, holding the
@@ -71,27 +62,21 @@ Result<Reaper> Reaper::Start(const Endpoint& endpoint, const std::string& contai
                              const std::string& session_dir, const std::vector<ApiCall>& then,
                              const std::vector<HostMountPoint>& made,
                              const std::string& hold_session) {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return Error::FromErrno("reaper pipe");
-  pid_t pid = ::fork();
-  if (pid < 0) return Error::FromErrno("reaper");
-  if (pid == 0) {
-    ::close(fds[1]);
-    ReaperMain(fds[0], endpoint, container_name, session_dir, then, made, hold_session);
-  }
-  ::close(fds[0]);
+  auto keeper = Keeper::Start(
+      {SIGINT, SIGTERM, SIGHUP, SIGPIPE},
+      [&](int done) {
+        ReaperMain(done, endpoint, container_name, session_dir, then, made, hold_session);
+      },
+      "reaper", "reaper pipe");
+  if (!keeper) return keeper.error();
   Reaper reaper;
-  reaper.pipe_.Reset(fds[1]);
+  reaper.keeper_ = std::move(*keeper);
   return reaper;
 }
 
-void Reaper::Done() {
-  if (!pipe_.valid()) return;
-  char byte = kDone;
-  (void)!::write(pipe_.get(), &byte, 1);
-  pipe_.Reset();
-}
+void Reaper::Done() { keeper_.Done(); }
 
-Reaper::~Reaper() { pipe_.Reset(); }
+// Not done: the reaper reads EOF and removes the box.
+Reaper::~Reaper() = default;
 
 }  // namespace corral::launcher

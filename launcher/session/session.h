@@ -337,7 +337,7 @@ class Reaper {
 
  private:
   Reaper() = default;
-  UniqueFd pipe_;
+  Keeper keeper_;  // reads 'd' (done) or EOF (corral died)
 };
 
 // The end step for the project's auto-run files (launcher/autorun/) of a
