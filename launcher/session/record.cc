@@ -9,6 +9,7 @@
 #include <ctime>
 #include <filesystem>
 
+#include "launcher/hold/hold.h"
 #include "launcher/session/session.h"
 
 namespace corral::launcher {
@@ -125,6 +126,9 @@ nlohmann::json StartedEvent(const SessionPlan& plan, const BoxDecision& box,
           {"image", box.boxed ? or_null(plan.image) : nlohmann::json(nullptr)},
           {"engine", or_null(engine)},
           {"endpoint", or_null(endpoint)},
+          // Whether it still runs, for `corral ps` (a reused pid has another start time).
+          {"pid", ::getpid()},
+          {"pid_start", ProcessStart(::getpid())},
           // Where the box's services run: on this machine, beside corral.
           {"mode", box.boxed ? nlohmann::json("local") : nlohmann::json("unboxed")},
           {"allowed_hosts", box.boxed ? nlohmann::json(plan.allowed_domains) : nlohmann::json(nullptr)},

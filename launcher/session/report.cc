@@ -90,7 +90,7 @@ Result<nlohmann::json> ReportSession(const std::string& state_dir, const std::st
     std::string kind = event.value("event", "");
     if (kind == "session_started") {
       for (const char* key : {"session", "agent", "project", "command", "boxed", "why", "image",
-                              "engine"}) {
+                              "engine", "endpoint"}) {
         if (event.contains(key)) report[key] = event[key];
       }
       report["started"] = event.value("time", "");

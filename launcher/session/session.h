@@ -111,6 +111,25 @@ class SessionRecord {
   RecordCounts counts_;
 };
 std::string SessionRecordPath(const std::string& state_dir, const std::string& session_id);
+// What a session's record says of where it runs (recorded_sessions.cc):
+// `corral ps` and `corral stop` ask that engine without --engine.
+struct RecordedSession {
+  std::string id, engine, endpoint, project, agent;
+  int pid = 0;            // the corral that ran it, and that process's start time
+  std::string pid_start;  // (/proc/PID/stat), so a reused pid is not taken for it
+  bool ended = false;     // session_ended was written
+};
+// From a record's first lines and its last ones; nullopt without session_started.
+std::optional<RecordedSession> RecordedSessionFrom(std::string_view head, std::string_view tail);
+std::optional<RecordedSession> ReadRecordedSession(const std::string& path);
+// Not ended, and its corral still runs.
+bool StillRunning(const RecordedSession& session);
+// The boxed sessions (an endpoint recorded) still running, by id.
+std::vector<RecordedSession> RunningRecordedSessions(const std::string& state_dir);
+// The record of session `id` (or its first 6 or more digits, or its box's
+// name); nullopt when there is none, or more than one.
+std::optional<RecordedSession> RecordedSessionFor(const std::string& state_dir,
+                                                  const std::string& id);
 // The held and released events of a run that waited for `corral allow`
 // (none when since_ms is 0); written before session_started.
 std::vector<nlohmann::json> HoldEvents(const std::string& folder, std::int64_t since_ms,

@@ -1,6 +1,9 @@
-// corral ps and corral stop: sessions found by their label on the engine.
+// corral ps and corral stop: sessions found by their label on the engine
+// (the engines the running sessions' records name, without --engine).
 #include <chrono>
 #include <ctime>
+#include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -110,16 +113,95 @@ Result<void> TearDownLeftovers(Engine& engine, const std::string& session) {
   return torn_down;
 }
 
+// The running sessions by the endpoint each was started on.
+std::map<std::string, std::vector<std::string>> SessionsByEndpoint(
+    const std::vector<RecordedSession>& sessions) {
+  std::map<std::string, std::vector<std::string>> by_endpoint;
+  for (const auto& session : sessions) by_endpoint[session.endpoint].push_back(session.id);
+  return by_endpoint;
+}
+
+// The engine a session's record names, and only that one. A starting engine
+// is not waited for: `corral ps` names it and goes on.
+Result<Engine> ConnectRecorded(const std::string& url) {
+  auto getenv = [](const char* n) { return std::getenv(n); };
+  const char* home = std::getenv("HOME");
+  auto endpoint =
+      ParseEndpoint(url, "the session's record", TlsFromEnvironment(getenv, home ? home : ""));
+  if (!endpoint) return endpoint.error();
+  EngineChoice choice;
+  choice.candidates.push_back(*endpoint);
+  choice.named = true;
+  choice.starting_wait_seconds = 0;
+  return Engine::Connect(choice);
+}
+
+// "corral: session 3f2a... runs on unix:///x, which did not answer (nothing
+// listens there)": Connect's error without its advice, which is for a
+// session about to start.
+std::string NoAnswerLine(const std::string& url, const std::vector<std::string>& sessions,
+                         const Error& error) {
+  std::string why = error.message;
+  const std::string tried = "no container engine answered: tried " + url + " (";
+  if (why.rfind(tried, 0) == 0) {
+    why = why.substr(tried.size());
+    if (auto close = why.rfind(")."); close != std::string::npos) why.resize(close);
+  }
+  std::string ids;
+  for (const auto& id : sessions) ids += (ids.empty() ? "" : ", ") + id;
+  return "corral: " + std::string(sessions.size() == 1 ? "session " : "sessions ") + ids +
+         (sessions.size() == 1 ? " runs" : " run") + " on " + url + ", which did not answer (" +
+         why + "); `corral ps --engine " + url + "` asks it again\n";
+}
+
 }  // namespace
 
 Result<std::string> ListSessions(const policy::Policy& policy, const std::string& flag) {
-  auto engine = ConnectFor(policy, flag);
-  if (!engine) return engine.error();
-  auto list = engine->ListByLabel(kLabelSession, /*all=*/false);
-  if (!list) return list.error();
+  auto choice = ChooseEndpoints(flag, policy.engine, [](const char* n) { return std::getenv(n); });
+  if (!choice) return choice.error();
+  // Without --engine, the engines the running sessions were started on too.
+  std::vector<RecordedSession> recorded;
+  if (flag.empty()) recorded = RunningRecordedSessions(policy::StateDir());
+  std::vector<Engine> engines;
+  std::string unanswered;
+  auto home = Engine::Connect(*choice);
+  if (home) {
+    engines.push_back(std::move(*home));
+  } else if (recorded.empty()) {
+    return home.error();
+  } else if (choice->named) {
+    unanswered += "corral: " + home.error().message + "\n";
+  }
+  for (const auto& [url, sessions] : SessionsByEndpoint(recorded)) {
+    bool asked = false;
+    for (const Engine& engine : engines) asked = asked || engine.endpoint().url == url;
+    if (asked) continue;
+    auto engine = ConnectRecorded(url);
+    if (engine) {
+      engines.push_back(std::move(*engine));
+    } else {
+      unanswered += NoAnswerLine(url, sessions, engine.error());
+    }
+  }
+  nlohmann::json list = nlohmann::json::array(), volumes = nlohmann::json::array();
+  std::set<std::string> seen;  // one engine may be reached by two names
+  for (Engine& engine : engines) {
+    auto boxes = engine.ListByLabel(kLabelSession, /*all=*/false);
+    if (!boxes) return boxes.error();
+    for (auto& c : *boxes) {
+      if (seen.insert(c.value("Id", "")).second) list.push_back(std::move(c));
+    }
+    auto kept = ProjectVolumes(engine);
+    if (!kept) return kept.error();
+    for (auto& volume : *kept) {
+      if (seen.insert("volume " + volume.value("Name", "")).second) {
+        volumes.push_back(std::move(volume));
+      }
+    }
+  }
   std::ostringstream out;
   out << "SESSION       AGENT        STATUS                PROJECT\n";
-  for (const auto& c : *list) {
+  for (const auto& c : list) {
     char line[512];
     std::snprintf(line, sizeof line, "%-13s %-12s %-21s %s\n", Label(c, kLabelSession).c_str(),
                   Label(c, "corral.agent").c_str(), c.value("Status", "").c_str(),
@@ -129,21 +211,17 @@ Result<std::string> ListSessions(const policy::Policy& policy, const std::string
       out << "              published: " << ports << "\n";
     }
   }
-  auto volumes = ProjectVolumes(*engine);
-  if (!volumes) return volumes.error();
-  for (const auto& volume : *volumes) {
-    bool running = false;
-    for (const auto& c : *list) running = running || Label(c, kLabelSession) == SessionOfVolume(volume);
-    if (!running) out << KeptLine(volume);
-  }
   // A session that ended (or was killed) with auto-run files held, or with
   // its files not compared yet (a box or a copy-back still there).
   auto running = [&](const std::string& id) {
-    for (const auto& c : *list) {
+    for (const auto& c : list) {
       if (Label(c, kLabelSession) == id) return true;
     }
     return false;
   };
+  for (const auto& volume : volumes) {
+    if (!running(SessionOfVolume(volume))) out << KeptLine(volume);
+  }
   for (const auto& report : autorun::HeldSessions(policy::StateDir())) {
     out << report.session << ": " << autorun::HeldLine(report) << "\n";
   }
@@ -153,12 +231,20 @@ Result<std::string> ListSessions(const policy::Policy& policy, const std::string
           << "` holds what the box changed\n";
     }
   }
-  return out.str();
+  return out.str() + unanswered;
 }
 
 Result<std::string> StopSession(const policy::Policy& policy, const std::string& flag,
                                 const std::string& id) {
-  auto engine = ConnectFor(policy, flag);
+  // Without --engine, the engine a session that has not ended was started on.
+  std::optional<RecordedSession> recorded;
+  if (flag.empty()) recorded = RecordedSessionFor(policy::StateDir(), id);
+  const bool on_record = recorded && !recorded->ended && !recorded->endpoint.empty();
+  auto engine = on_record ? ConnectRecorded(recorded->endpoint) : ConnectFor(policy, flag);
+  if (!engine && on_record) {
+    return engine.error().Context("session " + recorded->id + " was started on " +
+                                  recorded->endpoint + " (its record says)");
+  }
   if (!engine) return engine.error();
   auto list = engine->ListByLabel(kLabelSession, /*all=*/true);
   if (!list) return list.error();
