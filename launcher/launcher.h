@@ -363,6 +363,7 @@ struct RunOutcome {
   RunOutcome(int code = 0) : exit_code(code) {}  // NOLINT: an exit status is an outcome
   int exit_code = 0;
   std::uint64_t blocked_while_away = 0;  // commands the oracle refused
+  std::vector<std::string> blocked_named;  // the first few of them (BlockedLine)
   std::uint64_t refused = 0;             // commands refused at all
   std::map<std::string, std::uint64_t> refused_hosts;  // by the proxy, with counts
   std::string record_path;               // the session record ("" when none)
@@ -373,8 +374,9 @@ struct RunOutcome {
 Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> agent_command,
                        const std::string& image, const RunOptions& options);
 
-// "Had 2 commands blocked while you were away: corral inbox", or "" for none.
-std::string BlockedLine(std::uint64_t refused_while_away);
+// "Had 2 commands blocked while you were away (`aws s3 ls`, `git push --force
+// origin main`): corral inbox", or "" for none; `named`: the first few.
+std::string BlockedLine(std::uint64_t refused_while_away, const std::vector<std::string>& named);
 // corral report: the record of `session` (an id or its prefix; "" = the last
 // one) summed up (docs/events.md, "corral report"), and that as text.
 Result<nlohmann::json> ReportSession(const std::string& state_dir, const std::string& session);

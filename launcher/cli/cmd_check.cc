@@ -48,6 +48,7 @@ nlohmann::json FullJson(const policy::MatchResult& match, const policy::Verdict&
   for (const auto& word : match.words) {
     out["words"].push_back({{"text", word.text}, {"offset", word.offset}, {"length", word.length}});
   }
+  if (!match.command.empty()) out["refused"] = match.command;
   if (match.dangerous) out["dangerous_description"] = match.dangerous->description;
   if (!verdict.message.empty()) out["message"] = verdict.message;
   return out;
@@ -57,6 +58,7 @@ void PrintHuman(const policy::MatchResult& match, const policy::Verdict& verdict
   bool refused = verdict.decision == policy::Decision::kDeny;
   std::cout << (refused ? "refused" : "allowed") << " while nobody is watching\n";
   if (match.finding == policy::Finding::kListed) std::cout << "  entry:     " << match.entry << "\n";
+  if (!match.command.empty()) std::cout << "  command:   " << match.command << "\n";
   for (const auto& word : match.words) {
     std::cout << "  matched:   " << word.text << " (bytes " << word.offset << ".."
               << word.offset + word.length << ")\n";

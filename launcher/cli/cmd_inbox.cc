@@ -14,9 +14,40 @@ namespace {
 struct InboxOptions {
   bool keep = false;
   bool json = false;
+  bool full = false;
 };
 
-void PrintHuman(const std::vector<policy::InboxItem>& items) {
+constexpr std::size_t kShownChars = 200;
+
+// The agent's text on one line: newlines as "; ", cut unless `full`.
+std::string TextOnOneLine(const std::string& text, bool full) {
+  std::string line;
+  for (char c : text) {
+    if (c != '\n') {
+      line += c;
+    } else if (!line.empty() && line.back() != ' ') {
+      line += "; ";
+    }
+  }
+  if (full || line.size() <= kShownChars) return line;
+  return line.substr(0, kShownChars) + "\xe2\x80\xa6 (corral inbox --full shows it whole)";
+}
+
+// What the agent was refused: the simple command the deny list matched (its
+// wrapper, such as Claude Code's snapshot sourcing and `eval '...'`, taken
+// off), and the agent's whole text only with --full.
+void PrintCommand(const policy::InboxItem& item, bool full) {
+  const std::string shown = item.refused.empty() ? TextOnOneLine(item.command, full) : item.refused;
+  std::cout << "  " << item.time << "  " << shown << "\n      "
+            << (item.entry.empty() ? "its program could not be determined"
+                                   : "on the deny list as `" + item.entry + "`")
+            << "\n";
+  if (full && !item.refused.empty() && item.refused != item.command) {
+    std::cout << "      the agent's whole text: " << item.command << "\n";
+  }
+}
+
+void PrintHuman(const std::vector<policy::InboxItem>& items, bool full) {
   if (items.empty()) {
     std::cout << "Nothing was blocked while you were away.\n";
     return;
@@ -71,10 +102,7 @@ void PrintHuman(const std::vector<policy::InboxItem>& items) {
                 << "--host " << item.command << " [--project]\n";
       continue;
     }
-    std::cout << "  " << item.time << "  " << item.command << "\n      "
-              << (item.entry.empty() ? "its program could not be determined"
-                                     : "on the deny list as `" + item.entry + "`")
-              << "\n";
+    PrintCommand(item, full);
   }
 }
 
@@ -100,12 +128,13 @@ int Run(const InboxOptions& options) {
       out.push_back({{"time", i.time}, {"session", i.session}, {"project", i.project},
                      {"agent", i.agent}, {"command", i.command}, {"kind", i.kind},
                      {"times", i.times},
+                     {"refused", i.refused.empty() ? nlohmann::json(nullptr) : nlohmann::json(i.refused)},
                      {"entry", i.entry.empty() ? nlohmann::json(nullptr) : nlohmann::json(i.entry)}});
     }
     std::cout << out.dump(2) << "\n";
   } else {
     PrintHeld();
-    PrintHuman(*items);
+    PrintHuman(*items, options.full);
   }
   return kExitOk;
 }
@@ -118,7 +147,13 @@ void AddInboxCommand(CLI::App& app, Globals& globals) {
       "inbox", "List commands refused while you were away (viewing clears them)");
   sub->add_flag("--keep", options->keep, "Do not clear the inbox after showing it");
   sub->add_flag("--json", options->json, "Print as a JSON array");
-  sub->footer("The inbox is kept in $XDG_STATE_HOME/corral (default ~/.local/state/corral).\n");
+  sub->add_flag("--full", options->full,
+                "Show the agent's whole text of each refused command too (its wrapper included)");
+  sub->footer(
+      "Each refused command is shown as the simple command the deny list matched:\n"
+      "`aws s3 ls`, not the agent's wrapper around it (Claude Code's snapshot sourcing\n"
+      "and eval); --full adds the whole text. --json has both (refused, command).\n"
+      "The inbox is kept in $XDG_STATE_HOME/corral (default ~/.local/state/corral).\n");
   sub->callback([options, &globals] { globals.exit_code = Run(*options); });
 }
 

@@ -63,7 +63,7 @@ int RunRun(const RunCliOptions& options, const Globals& globals) {
   auto outcome = launcher::Run(*policy, options.command, options.image, run);
   if (!outcome) return Fail(outcome.error(), launcher::kExitBoxFailed);
   if (outcome->blocked_while_away > 0) {
-    std::cerr << launcher::BlockedLine(outcome->blocked_while_away) << "\n";
+    std::cerr << launcher::BlockedLine(outcome->blocked_while_away, outcome->blocked_named) << "\n";
   }
   for (const std::string& line : outcome->held_lines) std::cerr << "corral: " << line << "\n";
   if (!outcome->refused_hosts.empty()) {

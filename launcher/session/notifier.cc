@@ -18,7 +18,8 @@ constexpr auto kDrainLimit = std::chrono::seconds(5);
 
 // notify-send, bounded: it is killed if it takes longer than two seconds.
 void DesktopNotice(const policy::InboxItem& item) {
-  std::string body = "`" + item.command.substr(0, 200) + "` in " + item.project +
+  const std::string& command = item.refused.empty() ? item.command : item.refused;
+  std::string body = "`" + command.substr(0, 200) + "` in " + item.project +
                      " was refused while you were away. corral inbox shows it.";
   std::vector<std::string> args = {"notify-send", "--app-name=corral", "--expire-time=10000",
                                    "corral blocked a command", body};
@@ -45,7 +46,12 @@ std::string WebhookBody(const policy::InboxItem& item) {
                          {"command", item.command},
                          {"entry", item.entry.empty() ? nlohmann::json(nullptr)
                                                       : nlohmann::json(item.entry)},
-                         {"text", "corral blocked `" + item.command.substr(0, 200) + "` in " +
+                         {"refused", item.refused.empty() ? nlohmann::json(nullptr)
+                                                          : nlohmann::json(item.refused)},
+                         {"text", "corral blocked `" +
+                                      (item.refused.empty() ? item.command : item.refused)
+                                          .substr(0, 200) +
+                                      "` in " +
                                       item.project + " while you were away: corral inbox"}};
   return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

@@ -1,4 +1,6 @@
 // The session's host services: the oracle and the proxy, writing to the record.
+#include <algorithm>
+
 #include "launcher/session/session.h"
 #include "policy/presence/presence.h"
 
@@ -56,10 +58,13 @@ Result<HostServices> StartServices(const policy::Policy& policy,
   oracle.agent = plan.labels.count("corral.agent") ? plan.labels.at("corral.agent") : "";
   oracle.watching = Watching(policy.presence);
   services.notifier = std::make_unique<Notifier>(policy.notify, Notifier::DesktopAvailable());
-  if (services.notifier->active()) {
-    oracle.on_refused_while_away = [notifier = services.notifier.get()](
-                                       const policy::InboxItem& item) { notifier->Add(item); };
-  }
+  oracle.on_refused_while_away = [notifier = services.notifier->active() ? services.notifier.get()
+                                                                         : nullptr,
+                                  refused = services.refused_while_away](
+                                     const policy::InboxItem& item) {
+    refused->Add(item);
+    if (notifier) notifier->Add(item);
+  };
   auto started = policy::Oracle::Start(std::move(oracle));
   if (!started) return started.error().Context("the command oracle did not start");
   services.oracle = std::move(*started);
@@ -103,11 +108,33 @@ Result<HostServices> StartServices(const policy::Policy& policy,
   return services;
 }
 
-std::string BlockedLine(std::uint64_t refused_while_away) {
+void RefusedWhileAway::Add(const policy::InboxItem& item) {
+  std::string command = item.refused.empty() ? item.command : item.refused;
+  if (auto cut = command.find('\n'); cut != std::string::npos || command.size() > 80) {
+    command = command.substr(0, std::min<std::size_t>(cut, 80)) + "\xe2\x80\xa6";
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (named_.size() < kNamed && std::find(named_.begin(), named_.end(), command) == named_.end()) {
+    named_.push_back(std::move(command));
+  }
+}
+
+std::vector<std::string> RefusedWhileAway::Named() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return named_;
+}
+
+std::string BlockedLine(std::uint64_t refused_while_away, const std::vector<std::string>& named) {
   if (refused_while_away == 0) return "";
-  return "Had " + std::to_string(refused_while_away) +
-         (refused_while_away == 1 ? " command" : " commands") +
-         " blocked while you were away: corral inbox";
+  std::string line = "Had " + std::to_string(refused_while_away) +
+                     (refused_while_away == 1 ? " command" : " commands") +
+                     " blocked while you were away";
+  if (!named.empty()) {
+    std::string list;
+    for (const std::string& command : named) list += (list.empty() ? "`" : ", `") + command + "`";
+    line += " (" + list + (refused_while_away > named.size() ? ", ..." : "") + ")";
+  }
+  return line + ": corral inbox";
 }
 
 }  // namespace corral::launcher

@@ -424,6 +424,7 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
     outcome = RunPlan(*engine, *plan, cleanup, options.build_context, *engine_lines, mode,
                       recorder->record(), *services->deny_list_copies);
     blocked = services->Stop();
+    if (outcome) outcome->blocked_named = services->refused_while_away->Named();
   } else {
     outcome = services.error();
   }

@@ -186,8 +186,21 @@ class DenyListCopies {
 // The session's host services: the oracle (answers the shim's questions) and
 // the proxy (the box's only way out), both on unix sockets in the session
 // folder. Private to launcher/.
+// The first commands refused while nobody watched, for the session's end line.
+class RefusedWhileAway {
+ public:
+  static constexpr std::size_t kNamed = 3;
+  void Add(const policy::InboxItem& item);  // its refused command, else its text
+  std::vector<std::string> Named() const;   // the first kNamed, each once
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<std::string> named_;
+};
+
 struct HostServices {
   std::shared_ptr<DenyListCopies> deny_list_copies = std::make_shared<DenyListCopies>();
+  std::shared_ptr<RefusedWhileAway> refused_while_away = std::make_shared<RefusedWhileAway>();
   std::unique_ptr<Notifier> notifier;  // outlives the oracle, which feeds it
   std::unique_ptr<policy::Oracle> oracle;
   std::unique_ptr<netfilter::Proxy> proxy;  // null for an unboxed session

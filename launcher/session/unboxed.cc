@@ -159,6 +159,7 @@ Result<RunOutcome> RunUnboxed(const policy::Policy& policy, const PlanInput& inp
     if (code) {
       outcome->exit_code = *code;
       outcome->blocked_while_away = blocked;
+      outcome->blocked_named = services->refused_while_away->Named();
     } else {
       outcome = code.error();
     }

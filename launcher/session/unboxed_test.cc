@@ -89,9 +89,33 @@ TEST(ProxyEnvironment, EveryCommonClientPointsAtTheBridge) {
 }
 
 TEST(BlockedLine, SaysHowManyAndWhereToLook) {
-  EXPECT_EQ(BlockedLine(0), "");
-  EXPECT_EQ(BlockedLine(1), "Had 1 command blocked while you were away: corral inbox");
-  EXPECT_EQ(BlockedLine(2), "Had 2 commands blocked while you were away: corral inbox");
+  EXPECT_EQ(BlockedLine(0, {}), "");
+  EXPECT_EQ(BlockedLine(1, {}), "Had 1 command blocked while you were away: corral inbox");
+  EXPECT_EQ(BlockedLine(2, {}), "Had 2 commands blocked while you were away: corral inbox");
+}
+
+TEST(BlockedLine, NamesTheRefusedCommandsNotTheAgentsWrapper) {
+  RefusedWhileAway refused;
+  policy::InboxItem wrapped;
+  wrapped.command = "source /h/.claude/shell-snapshots/s.sh && eval 'aws s3 ls' \\< /dev/null";
+  wrapped.refused = "aws s3 ls";
+  refused.Add(wrapped);
+  refused.Add(wrapped);  // named once
+  policy::InboxItem undetermined;
+  undetermined.command = "$X run\nmore";
+  refused.Add(undetermined);
+  EXPECT_EQ(BlockedLine(3, refused.Named()),
+            "Had 3 commands blocked while you were away (`aws s3 ls`, `$X run\xe2\x80\xa6`, ...): "
+            "corral inbox");
+  for (const char* more : {"b", "c", "d"}) {
+    policy::InboxItem item;
+    item.refused = more;
+    refused.Add(item);
+  }
+  EXPECT_EQ(refused.Named().size(), RefusedWhileAway::kNamed);
+  EXPECT_EQ(BlockedLine(3, refused.Named()),
+            "Had 3 commands blocked while you were away (`aws s3 ls`, `$X run\xe2\x80\xa6`, `b`): "
+            "corral inbox");
 }
 
 }  // namespace

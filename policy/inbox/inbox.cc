@@ -24,6 +24,7 @@ Result<UniqueFd> OpenInbox(const std::string& state_dir) {
 nlohmann::json ToJson(const InboxItem& item) {
   nlohmann::json j = {{"time", item.time},   {"session", item.session}, {"project", item.project},
                       {"agent", item.agent}, {"command", item.command}, {"entry", item.entry}};
+  if (!item.refused.empty()) j["refused"] = item.refused;
   if (item.kind != "command") {
     j["kind"] = item.kind;
     j["times"] = item.times;
@@ -42,6 +43,7 @@ InboxItem FromJson(const nlohmann::json& j) {
   item.agent = get("agent");
   item.command = get("command");
   item.entry = get("entry");
+  item.refused = get("refused");
   if (j.contains("kind") && j["kind"].is_string()) item.kind = j["kind"].get<std::string>();
   if (j.contains("times") && j["times"].is_number_unsigned()) item.times = j["times"].get<std::uint64_t>();
   return item;

@@ -17,10 +17,13 @@ struct InboxItem {
   std::string session;
   std::string project;
   std::string agent;
-  std::string command;  // kind "host": the host name
+  std::string command;  // kind "host": the host name; else the agent's whole text
   std::string entry;    // the list line, or "" when undetermined/dangerous
   std::string kind = "command";  // or "host": a host the proxy refused
   std::uint64_t times = 1;       // kind "host": refusals in that session
+  // The simple command the deny list matched in `command` (an agent's wrapper, such
+  // as Claude Code's `eval '...'`, taken off); "" when none was found.
+  std::string refused{};
 };
 
 // The inbox lives in <state_dir>/inbox.jsonl; both calls take an exclusive

@@ -35,6 +35,20 @@ TEST_F(InboxTest, TakeReturnsItemsAndClears) {
   EXPECT_TRUE(InboxTake(dir_, false)->empty());
 }
 
+TEST_F(InboxTest, TheRefusedCommandIsKeptBesideTheWholeText) {
+  InboxItem item{"2026-11-29T10:00:00Z", "s1", "/p", "claude",
+                 "source /h/.claude/shell-snapshots/s.sh && eval 'aws s3 ls' \\< /dev/null", "aws"};
+  item.refused = "aws s3 ls";
+  ASSERT_TRUE(InboxAdd(dir_, item).ok());
+  ASSERT_TRUE(InboxAdd(dir_, {"2026-11-29T10:01:00Z", "s1", "/p", "claude", "$X", ""}).ok());
+  auto taken = InboxTake(dir_, /*keep=*/false);
+  ASSERT_TRUE(taken.ok());
+  ASSERT_EQ(taken->size(), 2u);
+  EXPECT_EQ((*taken)[0].refused, "aws s3 ls");
+  EXPECT_EQ((*taken)[0].command, item.command);
+  EXPECT_EQ((*taken)[1].refused, "");  // undetermined: only the whole text
+}
+
 TEST_F(InboxTest, ConcurrentWritersLoseNothing) {
   constexpr int kWriters = 4, kEach = 50;
   std::vector<pid_t> children;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 
 #include "policy/shell/shell.h"
 #include "policy/matcher/dangerous.h"
@@ -398,6 +399,49 @@ bool Walker::TryKnownArguments(std::string_view name, std::span<const Arg> args,
   return false;
 }
 
+namespace {
+
+// One word of a refused command, for a person to read.
+std::string ShownWord(const Arg& arg) {
+  if (!arg.var.empty()) return "\"$" + std::string(arg.var) + "\"";
+  std::string text;
+  bool expansion = false;
+  for (char c : arg.text) {
+    if (c == shell::kExpansionMark) {
+      expansion = true;
+      text += "\xe2\x80\xa6";  // …
+    } else {
+      text += c;
+    }
+  }
+  // A glob, ~ or braces stay as the shell reads them (quoted, they would not expand).
+  bool expands = arg.flags & (shell::kGlob | shell::kTilde | shell::kBrace);
+  return expansion || expands ? text : QuoteWord(text);
+}
+
+std::string CommandText(std::span<const Arg> args) {
+  std::string text;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (i == kMaxCommandWords) return text + " \xe2\x80\xa6";
+    text += (i == 0 ? "" : " ") + ShownWord(args[i]);
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string QuoteWord(std::string_view word) {
+  if (word.empty()) return "''";
+  bool plain = std::all_of(word.begin(), word.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("@%+=:,./_-").find(c) != std::string_view::npos;
+  });
+  if (plain) return std::string(word);
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
 void Walker::Listed(const DenyEntry& entry, std::span<const Arg> args,
                     const std::vector<std::size_t>& positions) {
   if (listed_) return;
@@ -410,6 +454,7 @@ void Walker::Listed(const DenyEntry& entry, std::span<const Arg> args,
   };
   add(args[0]);
   for (std::size_t position : positions) add(args[position]);
+  command_ = CommandText(args);
   listed_reason_ = "`" + entry.line + "` is on the deny list";
 }
 
@@ -447,6 +492,7 @@ void Walker::Fill(MatchResult* result) const {
     result->finding = Finding::kListed;
     result->entry = entry_;
     result->words = words_;
+    result->command = command_;
     result->reason = listed_reason_;
   } else if (undetermined_) {
     result->finding = Finding::kUndetermined;

@@ -193,6 +193,7 @@ class Walker final : public shell::Visitor {
   bool listed_ = false;
   std::string entry_;
   std::vector<MatchedWord> words_;
+  std::string command_;  // MatchResult::command
   std::string listed_reason_;
   bool undetermined_ = false;
   std::string undetermined_reason_;

@@ -39,9 +39,19 @@ struct MatchResult {
   Finding finding = Finding::kNone;
   std::string entry;               // the list line that matched (kListed)
   std::vector<MatchedWord> words;  // words that matched it, in order
+  // kListed: the simple command the entry matched, as the shell runs it (an
+  // eval's or bash -c's inner one, a wrapper's command): its words after
+  // quote removal, quoted again where a shell would need it, "$NAME" for a
+  // variable, "…" for another expansion. Cut after kMaxCommandWords words.
+  std::string command;
   std::string reason;              // why: listed / undetermined, in words
   std::optional<DangerousMatch> dangerous;
 };
+
+inline constexpr std::size_t kMaxCommandWords = 32;
+
+// `word` as a shell would need it written to read it back as one word.
+std::string QuoteWord(std::string_view word);
 
 // A compiled deny list. Thread-safe to share; Check never throws, crashes or
 // takes super-linear time, and fails closed (kUndetermined) past its limits.

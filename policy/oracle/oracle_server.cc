@@ -254,6 +254,8 @@ class OracleServer : public Oracle {
                                                                        : "none"},
           {"entry", answer.match.finding == Finding::kListed ? nlohmann::json(answer.match.entry)
                                                              : nlohmann::json(nullptr)},
+          {"refused", answer.match.command.empty() ? nlohmann::json(nullptr)
+                                                   : nlohmann::json(answer.match.command)},
           {"reason", std::string(reason.prefix) + std::string(reason.detail)},
           {"dangerous", answer.match.dangerous ? nlohmann::json(answer.match.dangerous->category)
                                                : nlohmann::json(nullptr)},
@@ -271,6 +273,7 @@ class OracleServer : public Oracle {
       item.agent = options_.agent;
       item.command = command;
       item.entry = answer.match.entry;
+      item.refused = answer.match.command;
       if (!options_.inbox_dir.empty()) {
         auto added = InboxAdd(options_.inbox_dir, item);
         if (!added) log::warn("cannot add to the inbox: " + added.error().message);

@@ -206,6 +206,30 @@ TEST_F(OracleTest, LogsEveryDecisionAndKeepsRefusalsForTheInbox) {
   EXPECT_EQ(oracle_->Stats().refused_while_away, 1u);
 }
 
+// The agent's wrapper (Claude Code's) is kept whole in `command`; `refused`
+// is the simple command inside it that the list matched, in the record and the inbox.
+TEST_F(OracleTest, TheRefusedCommandIsRecordedBesideTheAgentsText) {
+  Start();
+  const std::string wrapped =
+      "source /home/u/.claude/shell-snapshots/snapshot-bash-1750000000000-ab12cd.sh && eval "
+      "'aws s3 ls --recursive' \\< /dev/null && pwd -P >| /tmp/claude-5d2e-cwd";
+  AskCommand(Socket(), wrapped);
+  AskCommand(Socket(), "ls");
+  oracle_->Stop();
+  std::ifstream log(dir_ / "events.jsonl");
+  std::vector<nlohmann::json> events;
+  for (std::string line; std::getline(log, line);) events.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0]["command"], wrapped);
+  EXPECT_EQ(events[0]["refused"], "aws s3 ls --recursive");
+  EXPECT_EQ(events[1]["refused"], nullptr);
+  auto inbox = InboxTake((dir_ / "state").string(), false);
+  ASSERT_TRUE(inbox.ok());
+  ASSERT_EQ(inbox->size(), 1u);
+  EXPECT_EQ((*inbox)[0].command, wrapped);
+  EXPECT_EQ((*inbox)[0].refused, "aws s3 ls --recursive");
+}
+
 // A command asked again is answered from CleanCommands when nothing was
 // found in it the first time: its answer and its record line are the same
 // (but for the time); one with a finding is decided anew each time.

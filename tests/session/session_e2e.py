@@ -361,8 +361,10 @@ def main():
         code, so, err = step("fallback_other")
         check(code == "0" and so.strip() == "still-running",
               "oracle unreachable: other commands run", f"exit {code} {so!r} {err!r}")
-        check("Had 6 commands blocked while you were away: corral inbox" in stderr,
-              "the session ends with the blocked-commands line", stderr[-400:])
+        check("Had 6 commands blocked while you were away (`aws s3 ls`, " in stderr and
+              ", ...): corral inbox" in stderr,
+              "the session ends with the blocked-commands line, naming the first ones",
+              stderr[-400:])
         check("the proxy refused other.test (" in stderr and "corral allow --host" in stderr,
               "the session's end line names the refused host and how to allow it", stderr[-400:])
         pushed = run(["git", "--git-dir", str(srv / "repo.git"), "branch", "--list"]).stdout
