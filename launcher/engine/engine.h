@@ -162,6 +162,17 @@ Result<EngineChoice> ChooseEndpoints(const std::string& flag, const std::string&
 
 class EmbeddedPodman;
 
+// unseen_files.cc: the path of a bind mount's source an engine says it does
+// not have (Docker's "bind source path does not exist: P", Podman's "statfs
+// P: no such file or directory"); "" for any other message.
+std::string MissingBindSource(std::string_view engine_message);
+// One line for a create the engine refused so, when `here` says this machine
+// has the path: the engine cannot see this machine's files, and
+// CORRAL_ENGINE_MODE=network is the way. "" otherwise.
+std::string CannotSeeFilesLine(const std::string& url, std::string_view engine_message,
+                               const std::function<bool(const std::string&)>& here);
+bool PathHere(const std::string& path);  // stat(2) finds it
+
 // The local end of an ssh:// engine (ssh_tunnel.cc): a unix socket in a
 // folder of corral's runtime folder, served through the user's own ssh
 // until this object goes or corral dies. An error carries ssh's own line

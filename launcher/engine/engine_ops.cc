@@ -192,6 +192,10 @@ Result<std::string> Engine::Create(const SessionPlan& plan) {
   auto response = podman_ ? Call("POST", std::string(kLibpod) + "/containers/create", body)
                           : Call("POST", "/containers/create?name=" + Escape(plan.container_name),
                                  body);
+  if (response && response->status >= 300) {
+    std::string unseen = CannotSeeFilesLine(endpoint_.url, EngineMessage(*response), PathHere);
+    if (!unseen.empty()) return Error(unseen);
+  }
   if (auto ok = Expect(response, "create the box"); !ok) return ok.error();
   auto json = nlohmann::json::parse(response->body, nullptr, false);
   if (!json.is_object() || !json.contains("Id")) return Error("create the box: no Id in answer");
