@@ -40,6 +40,22 @@ def main():
         for name in ("CORRAL_CONFIG", "CORRAL_LEVEL", "CORRAL_IMAGE", "DOCKER_HOST",
                      "CORRAL_HOLD_UNKNOWN_FOLDERS"):
             env.pop(name, None)
+        # Held says so before anything is built: the image a --build folder would
+        # make is not on the engine after a run held with no wait.
+        context = work / "image-context"
+        context.mkdir()
+        (context / "Dockerfile").write_text("FROM corral-tools:2\nRUN touch /built\n")
+        never = f"corral-held-never-built-{os.getpid()}:1"
+        r = run([CORRAL, "run", "--headless", "--build", str(context), "--image", never, "--",
+                 "/bin/busybox", "true"], cwd=proj, env=dict(env, CORRAL_HOLD_WAIT_MINUTES="0"),
+                stdin=subprocess.DEVNULL, timeout=120)
+        image = run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--unix-socket",
+                     e2e.SOCKET, f"http://engine/v1.41/images/{never}/json"])
+        check(r.returncode == 75 and r.stderr.startswith("corral: not started: nobody is watching")
+              and image.stdout == "404",
+              "a held run says so before anything is built (its --build image was not made)",
+              f"exit {r.returncode}, image {image.stdout}: {r.stderr[-600:]}")
+
         marker = proj / "box-ran"
         command = [CORRAL, "run", "--headless", "--image", "corral-tools:2", "--",
                    "/bin/busybox", "touch", str(marker)]
