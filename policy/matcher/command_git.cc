@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "policy/matcher/command_util.h"
-#include "policy/matcher/command_walker.h"
+#include "policy/matcher/command_handlers.h"
 #include "policy/matcher/dangerous.h"
 #include "base/reused_vector.h"
 #include "policy/matcher/wrappers.h"
@@ -131,38 +131,38 @@ std::vector<std::pair<std::string, std::string>> GitConfigPairs(std::string_view
   return pairs;
 }
 
-void Walker::HandleGit(std::span<const Arg> args, const Ctx& ctx) {
+void HandleGit(Walk& walk, std::span<const Arg> args, const CommandCtx& ctx) {
   std::vector<std::size_t> configs;
   std::vector<std::size_t> unknown_options;
   std::size_t sub = SkipGitGlobalOptions(args, &configs, &unknown_options);
   for (std::size_t index : unknown_options) {
     if (FixedOptionName(args[index])) continue;
-    Undetermined("git's option " + Quote(args[index]) +
+    walk.Undetermined("git's option " + walk.Quote(args[index]) +
                      " is only known when it runs (it may be -c, configuring a program)",
                  &args[index]);
   }
   if (sub < args.size() && !args[sub].literal()) {
     // It may be -c, or a subcommand that runs later words (rebase -x, bisect run).
-    Undetermined("git's subcommand " + Quote(args[sub]) + " is only known when it runs",
+    walk.Undetermined("git's subcommand " + walk.Quote(args[sub]) + " is only known when it runs",
                  &args[sub]);
   }
   for (std::size_t index : configs) {
     std::string_view t = args[index].text;
     std::size_t eq = t.find('=');
     if (eq == std::string_view::npos) continue;
-    GitConfigValue(args[index], Lower(t.substr(0, eq)), t.substr(eq + 1), eq + 1, false, ctx);
+    GitConfigValue(walk, args[index], Lower(t.substr(0, eq)), t.substr(eq + 1), eq + 1, false, ctx);
   }
   for (std::size_t i = 1; i < sub; ++i) {
     std::string_view t = args[i].text;
     if (!t.starts_with("--config-env")) continue;
     std::string_view pair = t.size() > 13 ? t.substr(13) : (i + 1 < sub ? args[i + 1].text : "");
     if (RunsCode(Lower(pair.substr(0, pair.find('='))))) {
-      Undetermined("git --config-env takes " + Quote(args[i]) + "'s program from the environment",
+      walk.Undetermined("git --config-env takes " + walk.Quote(args[i]) + "'s program from the environment",
                    &args[i]);
     }
   }
   std::vector<Arg> pushes;
-  GitConfigFromEnvironment(args[0], ctx, &pushes);
+  GitConfigFromEnvironment(walk, args[0], ctx, &pushes);
 
   ReusedVector<Arg> reused;  // one buffer per git command, kept for the next
   std::vector<Arg>& normalized = *reused;
@@ -195,9 +195,9 @@ void Walker::HandleGit(std::span<const Arg> args, const Ctx& ctx) {
     }
     normalized.insert(normalized.end(), pushes.begin(), pushes.end());
   }
-  CheckList("git", normalized, push);
-  Danger(CheckDangerousCommand("git", normalized));
-  RunGitHooks(args[0], ctx);
+  walk.CheckList("git", normalized, push);
+  walk.Danger(CheckDangerousCommand("git", normalized));
+  RunGitHooks(walk, args[0], ctx);
   if (normalized.size() < 2) return;
   std::span<const Arg> rest = std::span<const Arg>(normalized).subspan(2);
   const bool may_take_repository = !TakesNoRepository(subcommand);
@@ -207,26 +207,26 @@ void Walker::HandleGit(std::span<const Arg> args, const Ctx& ctx) {
     // --exec (run through the shell for local and ssh remotes), ext::CMD.
     for (std::string_view option : {"--upload-pack", "--receive-pack", "--exec"}) {
       if (t == option && k + 1 < rest.size()) {
-        ParseCodeArg("git " + std::string(option), rest[k + 1], 0, ctx);
+        walk.ParseCodeArg("git " + std::string(option), rest[k + 1], 0, ctx);
       } else if (t.size() > option.size() && t.starts_with(option) && t[option.size()] == '=') {
-        ParseCodeArg("git " + std::string(option), rest[k], option.size() + 1, ctx);
+        walk.ParseCodeArg("git " + std::string(option), rest[k], option.size() + 1, ctx);
       }
     }
     if (t == "-u" && k + 1 < rest.size() &&
         OneOf(subcommand, {"fetch", "clone", "ls-remote", "pull", "archive"})) {
-      ParseCodeArg("git -u", rest[k + 1], 0, ctx);
+      walk.ParseCodeArg("git -u", rest[k + 1], 0, ctx);
     }
     // A repository given as an option: archive --remote=URL, push --repo=URL.
     for (std::string_view option : {"--remote", "--repo"}) {
       if (t == option && k + 1 < rest.size()) {
-        GitTransport(rest[k + 1], 0, ctx);
+        GitTransport(walk, rest[k + 1], 0, ctx);
       } else if (t.size() > option.size() && t.starts_with(option) && t[option.size()] == '=') {
-        GitTransport(rest[k], option.size() + 1, ctx);
+        GitTransport(walk, rest[k], option.size() + 1, ctx);
       }
     }
-    if (t.starts_with("ext::")) ResolveWords(t.substr(5), rest[k], ctx);
+    if (t.starts_with("ext::")) walk.ResolveWords(t.substr(5), rest[k], ctx);
     if (may_take_repository && !rest[k].literal() && CouldBe(rest[k], "ext::")) {
-      Undetermined("the git transport " + Quote(rest[k]) + " is only known when it runs",
+      walk.Undetermined("the git transport " + walk.Quote(rest[k]) + " is only known when it runs",
                    &rest[k]);
     }
   }
@@ -249,10 +249,10 @@ void Walker::HandleGit(std::span<const Arg> args, const Ctx& ctx) {
       operands.push_back(&rest[k]);
     }
     if (!reads && operands.size() >= 2) {
-      GitConfigValue(*operands[1], Lower(operands[0]->text), operands[1]->text, 0, true, ctx);
+      GitConfigValue(walk, *operands[1], Lower(operands[0]->text), operands[1]->text, 0, true, ctx);
     }
   } else if (subcommand == "bisect" && !rest.empty() && rest[0].text == "run") {
-    Resolve(rest.subspan(1), ctx);
+    walk.Resolve(rest.subspan(1), ctx);
   } else if (subcommand == "submodule" || subcommand == "rebase" ||
              subcommand == "filter-branch") {
     // submodule foreach CODE, rebase -x CODE / --exec CODE, filter-branch --*-filter CODE
@@ -262,32 +262,32 @@ void Walker::HandleGit(std::span<const Arg> args, const Ctx& ctx) {
           (t.starts_with("--") && t.ends_with("-filter"))) {
         std::size_t code = k + 1;
         while (code < rest.size() && rest[code].option() && t == "foreach") ++code;
-        if (code < rest.size()) ParseCodeArg("git", rest[code], 0, ctx);
+        if (code < rest.size()) walk.ParseCodeArg("git", rest[code], 0, ctx);
       }
     }
   }
 }
 
-void Walker::GitConfigValue(const Arg& word, std::string_view key, std::string_view value,
-                            std::size_t value_offset, bool persistent, const Ctx& ctx) {
+void GitConfigValue(Walk& walk, const Arg& word, std::string_view key, std::string_view value,
+                            std::size_t value_offset, bool persistent, const CommandCtx& ctx) {
   if (key.starts_with("alias.")) {
     Arg alias = word;
     alias.text = word.text.substr(std::min(value_offset, word.text.size()));
-    HandleGitAlias(alias, alias.text, ctx);
+    HandleGitAlias(walk, alias, alias.text, ctx);
   } else if (RunsCode(key)) {
     std::size_t offset = value_offset + (value.starts_with("!") ? 1 : 0);
-    ParseCodeArg("git config " + std::string(key), word, offset, ctx);
+    walk.ParseCodeArg("git config " + std::string(key), word, offset, ctx);
   } else if (key == "core.hookspath") {
     // Hooks come from this folder: any written there run with git.
-    if (word.literal() && hooks_dirs_.size() < 8) hooks_dirs_.emplace_back(value);
+    if (word.literal() && walk.line().hooks_dirs.size() < 8) walk.line().hooks_dirs.emplace_back(value);
   } else if ((key == "include.path" || (key.starts_with("includeif.") && key.ends_with(".path"))) &&
              word.literal()) {
-    if (const WrittenFile* file = files_.Find(value, true);
+    if (const WrittenFile* file = walk.line().files.Find(value, true);
         file != nullptr && file->kind == WrittenFile::Kind::kText) {
-      GitConfigText(word, file->content, ctx);
+      GitConfigText(walk, word, file->content, ctx);
     }
   } else if (NamesRepository(key)) {
-    GitTransport(word, value_offset, ctx);
+    GitTransport(walk, word, value_offset, ctx);
   } else if (persistent && key.starts_with("remote.") &&
              ((key.ends_with(".push") && value.starts_with("+")) ||
               (key.ends_with(".mirror") && Truthy(value)))) {
@@ -302,49 +302,49 @@ void Walker::GitConfigValue(const Arg& word, std::string_view key, std::string_v
     spec.text = key.ends_with(".mirror") ? std::string_view("--mirror") : value;
     spec.flags &= ~shell::kGlob;
     std::vector<Arg> synthetic = {git, sub, spec};
-    CheckList("git", synthetic, true);
+    walk.CheckList("git", synthetic, true);
   }
 }
 
-void Walker::GitTransport(const Arg& word, std::size_t offset, const Ctx& ctx) {
+void GitTransport(Walk& walk, const Arg& word, std::size_t offset, const CommandCtx& ctx) {
   Arg url = word;
   url.text = word.text.substr(std::min(offset, word.text.size()));
   if (url.text.starts_with("ext::")) {
-    ResolveWords(url.text.substr(5), word, ctx);
+    walk.ResolveWords(url.text.substr(5), word, ctx);
   } else if (!url.literal() && CouldBe(url, "ext::")) {
-    Undetermined("the git transport " + Quote(word) + " is only known when it runs", &word);
+    walk.Undetermined("the git transport " + walk.Quote(word) + " is only known when it runs", &word);
   }
 }
 
-void Walker::GitConfigText(const Arg& word, std::string_view text, const Ctx& ctx) {
-  if (!Charge(text.size())) return;
+void GitConfigText(Walk& walk, const Arg& word, std::string_view text, const CommandCtx& ctx) {
+  if (!walk.Charge(text.size())) return;
   for (auto& [key, value] : GitConfigPairs(text)) {
     ctx.storage->push_front(std::move(value));
     Arg arg = word;
     arg.text = ctx.storage->front();
     arg.flags = 0;
-    GitConfigValue(arg, key, arg.text, 0, true, ctx);
+    GitConfigValue(walk, arg, key, arg.text, 0, true, ctx);
   }
 }
 
-void Walker::GitConfigFromEnvironment(const Arg& word, const Ctx& ctx, std::vector<Arg>* pushes) {
+void GitConfigFromEnvironment(Walk& walk, const Arg& word, const CommandCtx& ctx, std::vector<Arg>* pushes) {
   // GIT_CONFIG_COUNT / GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n and
   // GIT_CONFIG_PARAMETERS: -c in the environment.
-  if (vars_.empty()) return;
+  if (walk.line().vars.empty()) return;
   std::vector<std::pair<std::string, std::string>> pairs;
   for (int n = 0; n < 16; ++n) {
     std::string suffix = std::to_string(n);
-    const std::string* key = vars_.Latest("GIT_CONFIG_KEY_" + suffix);
+    const std::string* key = walk.line().vars.Latest("GIT_CONFIG_KEY_" + suffix);
     if (key == nullptr) break;
-    const VariableFacts* value = vars_.Find("GIT_CONFIG_VALUE_" + suffix);
+    const VariableFacts* value = walk.line().vars.Find("GIT_CONFIG_VALUE_" + suffix);
     if (value == nullptr) continue;
     if ((value->unknown || value->values.empty()) && RunsCode(Lower(*key))) {
-      Undetermined("GIT_CONFIG_VALUE_" + suffix + " is only known when the command runs", &word);
+      walk.Undetermined("GIT_CONFIG_VALUE_" + suffix + " is only known when the command runs", &word);
       continue;
     }
     for (const std::string& one : value->values) pairs.emplace_back(Lower(*key), one);
   }
-  if (const std::string* parameters = vars_.Latest("GIT_CONFIG_PARAMETERS")) {
+  if (const std::string* parameters = walk.line().vars.Latest("GIT_CONFIG_PARAMETERS")) {
     for (const std::string& pair : SplitEnvString(*parameters)) {
       std::size_t eq = pair.find('=');
       if (eq != std::string::npos) pairs.emplace_back(Lower(pair.substr(0, eq)), pair.substr(eq + 1));
@@ -355,7 +355,7 @@ void Walker::GitConfigFromEnvironment(const Arg& word, const Ctx& ctx, std::vect
     Arg arg = word;
     arg.text = ctx.storage->front();
     arg.flags = 0;
-    GitConfigValue(arg, key, arg.text, 0, false, ctx);
+    GitConfigValue(walk, arg, key, arg.text, 0, false, ctx);
     if (key.starts_with("remote.") && key.ends_with(".push")) pushes->push_back(arg);
     if (key.starts_with("remote.") && key.ends_with(".mirror") && Truthy(arg.text)) {
       arg.text = "--mirror";
@@ -364,54 +364,54 @@ void Walker::GitConfigFromEnvironment(const Arg& word, const Ctx& ctx, std::vect
   }
 }
 
-void Walker::RunGitHooks(const Arg& word, const Ctx& ctx) {
+void RunGitHooks(Walk& walk, const Arg& word, const CommandCtx& ctx) {
   // Hooks written earlier in the line (.git/hooks/*, or a core.hooksPath
   // folder) run when git commits, checks out, merges, pushes, ...
-  if (files_.empty()) return;
-  for (const WrittenFile& file : files_.all()) {
+  if (walk.line().files.empty()) return;
+  for (const WrittenFile& file : walk.line().files.all()) {
     bool hook = file.path.starts_with(".git/hooks/") ||
                 file.path.find("/.git/hooks/") != std::string::npos;
-    for (const std::string& dir : hooks_dirs_) {
+    for (const std::string& dir : walk.line().hooks_dirs) {
       std::string prefix = NormalPath(dir);
       if (!prefix.empty() && file.path.starts_with(prefix + "/")) hook = true;
     }
     if (!hook) continue;
     if (file.path.ends_with(".sample")) continue;
-    RunWrittenFile(file.path, true, Language::kOther, word, ctx);
-    if (listed_) return;
+    walk.RunWrittenFile(file.path, true, Language::kOther, word, ctx);
+    if (walk.listed()) return;
   }
   // A config file written here applies to this git command.
-  for (const WrittenFile& file : files_.all()) {
+  for (const WrittenFile& file : walk.line().files.all()) {
     if (file.kind != WrittenFile::Kind::kText) continue;
     std::string_view base = shell::Basename(file.path);
     if ((base == "config" && file.path.find(".git/") != std::string::npos) ||
         base == ".gitconfig" || file.path.ends_with("git/config")) {
-      GitConfigText(word, file.content, ctx);
+      GitConfigText(walk, word, file.content, ctx);
     }
   }
 }
 
-void Walker::HandleGitAlias(const Arg& value_word, std::string_view value, const Ctx& ctx) {
+void HandleGitAlias(Walk& walk, const Arg& value_word, std::string_view value, const CommandCtx& ctx) {
   // A git alias is shell code after '!', git words otherwise; either runs
   // when the alias is used, so its body is checked where it is defined.
   if (!value_word.literal()) {
-    Undetermined("the git alias " + Quote(value_word) + " is only known when it runs",
+    walk.Undetermined("the git alias " + walk.Quote(value_word) + " is only known when it runs",
                  &value_word);
     return;
   }
   if (!value.empty() && value[0] == '!') {
     std::size_t offset = static_cast<std::size_t>(value.data() - value_word.text.data()) + 1;
-    ParseCodeArg("a git alias", value_word, offset, ctx);
+    walk.ParseCodeArg("a git alias", value_word, offset, ctx);
     return;
   }
-  std::vector<Arg> words = WordsOf(value, value_word, ctx);
+  std::vector<Arg> words = walk.WordsOf(value, value_word, ctx);
   if (words.empty()) return;
   Arg git = value_word;
   git.text = "git";
   git.flags = 0;
   git.var = {};
   words.insert(words.begin(), git);
-  Resolve(words, ctx);
+  walk.Resolve(words, ctx);
 }
 
 }  // namespace corral::policy

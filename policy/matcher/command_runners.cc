@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "policy/matcher/command_util.h"
-#include "policy/matcher/command_walker.h"
+#include "policy/matcher/command_handlers.h"
 #include "policy/matcher/tool_scripts.h"
 
 namespace corral::policy {
@@ -32,7 +32,7 @@ bool LongValue(std::span<const Arg> args, std::size_t i, std::string_view full,
 
 }  // namespace
 
-void Walker::HandleMake(std::span<const Arg> args, const Ctx& ctx) {
+void HandleMake(Walk& walk, std::span<const Arg> args, const CommandCtx& ctx) {
   std::vector<std::pair<const Arg*, std::string_view>> makefiles;  // word, path
   std::string dir;
   for (std::size_t i = 1; i < args.size(); ++i) {
@@ -41,8 +41,8 @@ void Walker::HandleMake(std::span<const Arg> args, const Ctx& ctx) {
     std::size_t index = 0;
     std::size_t offset = 0;
     if (LongValue(args, i, "--eval", 4, &index, &offset)) {
-      ParseCodeArg("make --eval", args[index], 0, ctx);  // a variable in it: unknown text
-      if (args[index].literal()) MakeText(args[index].text.substr(offset), args[index], ctx);
+      walk.ParseCodeArg("make --eval", args[index], 0, ctx);  // a variable in it: unknown text
+      if (args[index].literal()) MakeText(walk, args[index].text.substr(offset), args[index], ctx);
       i = index;
       continue;
     }
@@ -71,9 +71,9 @@ void Walker::HandleMake(std::span<const Arg> args, const Ctx& ctx) {
         if (c == 'C') dir = text;
         if (c == 'E') {
           if (value.literal()) {
-            MakeText(text, value, ctx);
+            MakeText(walk, text, value, ctx);
           } else {
-            Undetermined("make -E evaluates text only known when it runs", &value);
+            walk.Undetermined("make -E evaluates text only known when it runs", &value);
           }
         }
         break;
@@ -84,41 +84,41 @@ void Walker::HandleMake(std::span<const Arg> args, const Ctx& ctx) {
     if (eq != std::string_view::npos && !arg.option()) {
       std::string_view name = t.substr(0, eq);
       if (name == "SHELL" || name == "MAKESHELL" || name == "SHELL:" || name == "SHELL+") {
-        ProgramValue(arg, t.substr(eq + 1), ctx);
+        walk.ProgramValue(arg, t.substr(eq + 1), ctx);
       }
     }
   }
   auto read_file = [&](const Arg& word, std::string_view path) {
     if (word.flags & shell::kProcessSubst) {
-      Undetermined("make reads a makefile produced when the command runs (" + Quote(word) + ")",
+      walk.Undetermined("make reads a makefile produced when the command runs (" + walk.Quote(word) + ")",
                    &word);
       return;
     }
     if (path == "-" || path == "/dev/stdin" || path == "/dev/fd/0") {
-      std::optional<std::string> text = StdinText(ctx);
+      std::optional<std::string> text = walk.StdinText(ctx);
       const shell::Redirect* input = StdinRedirect(*ctx.command);
       if (!text && input != nullptr && input->op == shell::RedirectOp::kIn &&
           input->target.literal()) {
         return;  // make -f - < FILE: a makefile on disk, like make -f FILE
       }
       if (!text) {
-        Undetermined("make reads its makefile from standard input", &word);
+        walk.Undetermined("make reads its makefile from standard input", &word);
         return;
       }
       ctx.storage->push_front(std::move(*text));
-      MakeText(ctx.storage->front(), word, ctx);
+      MakeText(walk, ctx.storage->front(), word, ctx);
       return;
     }
     if (!word.literal()) return;
-    const WrittenFile* file = files_.Find(path, true);
+    const WrittenFile* file = walk.line().files.Find(path, true);
     if (file == nullptr || file->kind == WrittenFile::Kind::kOnDisk) return;
     if (file->kind != WrittenFile::Kind::kText) {
-      Undetermined("make reads " + Quote(word) +
+      walk.Undetermined("make reads " + walk.Quote(word) +
                        ", written earlier in the line with content only known when it runs",
                    &word);
       return;
     }
-    MakeText(file->content, word, ctx);
+    MakeText(walk, file->content, word, ctx);
   };
   if (!makefiles.empty()) {
     for (const auto& [word, path] : makefiles) read_file(*word, path);
@@ -127,7 +127,7 @@ void Walker::HandleMake(std::span<const Arg> args, const Ctx& ctx) {
   std::string prefix = dir.empty() ? "" : dir + "/";
   for (std::string_view name : {"GNUmakefile", "makefile", "Makefile"}) {
     std::string path = prefix + std::string(name);
-    const WrittenFile* file = files_.Find(path, false);
+    const WrittenFile* file = walk.line().files.Find(path, false);
     if (file != nullptr && shell::Basename(file->path) == name) {
       read_file(args[0], path);
       return;
@@ -135,27 +135,27 @@ void Walker::HandleMake(std::span<const Arg> args, const Ctx& ctx) {
   }
 }
 
-void Walker::MakeText(std::string_view text, const Arg& word, const Ctx& ctx) {
-  if (!Charge(text.size())) return;
+void MakeText(Walk& walk, std::string_view text, const Arg& word, const CommandCtx& ctx) {
+  if (!walk.Charge(text.size())) return;
   ScriptCommands commands = MakefileCommands(text);
-  for (const std::string& line : commands.shell) ParseText(line, word.raw_begin, word.raw_end, ctx);
+  for (const std::string& line : commands.shell) walk.ParseText(line, word.raw_begin, word.raw_end, ctx);
   for (const std::string& program : commands.programs) {
     if (program.find('$') != std::string::npos) {
-      Undetermined("the makefile's SHELL is only known when it runs", &word);
+      walk.Undetermined("the makefile's SHELL is only known when it runs", &word);
       continue;
     }
-    ProgramValue(word, program, ctx);
+    walk.ProgramValue(word, program, ctx);
   }
-  if (commands.unknown) Undetermined(commands.why, &word);
+  if (commands.unknown) walk.Undetermined(commands.why, &word);
 }
 
-void Walker::HandleNpm(std::string_view name, std::span<const Arg> args, const Ctx& ctx) {
+void HandleNpm(Walk& walk, std::string_view name, std::span<const Arg> args, const CommandCtx& ctx) {
   std::vector<const Arg*> operands;
   for (std::size_t i = 1; i < args.size(); ++i) {
     std::size_t index = 0;
     std::size_t offset = 0;
     if (LongValue(args, i, "--script-shell", 14, &index, &offset)) {
-      ProgramValue(args[index], args[index].text.substr(offset), ctx);
+      walk.ProgramValue(args[index], args[index].text.substr(offset), ctx);
       i = index;
       continue;
     }
@@ -171,44 +171,44 @@ void Walker::HandleNpm(std::string_view name, std::span<const Arg> args, const C
       std::string_view t = operands[k]->text;
       std::size_t eq = t.find('=');
       if (t.starts_with("scripts") && eq != std::string_view::npos) {
-        ParseCodeArg(std::string(name) + " pkg set", *operands[k], eq + 1, ctx);
+        walk.ParseCodeArg(std::string(name) + " pkg set", *operands[k], eq + 1, ctx);
       }
     }
   } else if (sub == "set-script" && operands.size() >= 3) {
-    ParseCodeArg(std::string(name) + " set-script", *operands[2], 0, ctx);
+    walk.ParseCodeArg(std::string(name) + " set-script", *operands[2], 0, ctx);
   } else if (sub == "config" || sub == "set" || sub == "c") {
     std::size_t k = sub == "set" ? 1 : 2;
     if (k < operands.size()) {
       std::string_view key = operands[k]->text;
       if (key == "script-shell" && k + 1 < operands.size()) {
-        ProgramValue(*operands[k + 1], operands[k + 1]->text, ctx);
+        walk.ProgramValue(*operands[k + 1], operands[k + 1]->text, ctx);
       } else if (key.starts_with("script-shell=")) {
-        ProgramValue(*operands[k], key.substr(13), ctx);
+        walk.ProgramValue(*operands[k], key.substr(13), ctx);
       }
     }
   }
   // Scripts from a package.json or .npmrc written earlier in the line.
-  if (files_.empty()) return;
-  if (const WrittenFile* manifest = files_.Find("package.json", false);
+  if (walk.line().files.empty()) return;
+  if (const WrittenFile* manifest = walk.line().files.Find("package.json", false);
       manifest != nullptr && shell::Basename(manifest->path) == "package.json") {
-    if (manifest->kind == WrittenFile::Kind::kText && Charge(manifest->content.size())) {
+    if (manifest->kind == WrittenFile::Kind::kText && walk.Charge(manifest->content.size())) {
       nlohmann::json json = nlohmann::json::parse(manifest->content, nullptr, false);
       if (json.is_discarded()) {
-        Undetermined("package.json written earlier in the line could not be read", &args[0]);
+        walk.Undetermined("package.json written earlier in the line could not be read", &args[0]);
       } else if (json.is_object() && json.contains("scripts") && json["scripts"].is_object()) {
         for (const auto& [script, code] : json["scripts"].items()) {
           if (!code.is_string()) continue;
           ctx.storage->push_front(code.get<std::string>());
-          ParseText(ctx.storage->front(), args[0].raw_begin, args[0].raw_end, ctx);
+          walk.ParseText(ctx.storage->front(), args[0].raw_begin, args[0].raw_end, ctx);
         }
       }
     } else if (manifest->kind != WrittenFile::Kind::kOnDisk) {
-      Undetermined("package.json was written earlier in the line with content only known when "
+      walk.Undetermined("package.json was written earlier in the line with content only known when "
                    "it runs",
                    &args[0]);
     }
   }
-  if (const WrittenFile* rc = files_.Find(".npmrc", false);
+  if (const WrittenFile* rc = walk.line().files.Find(".npmrc", false);
       rc != nullptr && shell::Basename(rc->path) == ".npmrc" &&
       rc->kind == WrittenFile::Kind::kText) {
     for (const std::string& line : SplitLines(rc->content)) {
@@ -218,18 +218,18 @@ void Walker::HandleNpm(std::string_view name, std::span<const Arg> args, const C
       while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.pop_back();
       if (key != "script-shell") continue;
       ctx.storage->push_front(line.substr(eq + 1));
-      ProgramValue(args[0], ctx.storage->front(), ctx);
+      walk.ProgramValue(args[0], ctx.storage->front(), ctx);
     }
   }
 }
 
-void Walker::HandleTar(std::span<const Arg> args, const Ctx& ctx) {
+void HandleTar(Walk& walk, std::span<const Arg> args, const CommandCtx& ctx) {
   // Options whose value tar runs: through the shell, or as a program.
   static constexpr std::pair<std::string_view, bool> kLong[] = {
       {"--to-command", true},      {"--info-script", true},   {"--new-volume-script", true},
       {"--use-compress-program", true}, {"--rsh-command", false}, {"--rmt-command", false}};
   auto short_value = [&](char letter, const Arg& word, std::size_t offset) {
-    if (letter == 'I' || letter == 'F') ParseCodeArg("tar", word, offset, ctx);
+    if (letter == 'I' || letter == 'F') walk.ParseCodeArg("tar", word, offset, ctx);
   };
   for (std::size_t i = 1; i < args.size(); ++i) {
     std::string_view t = args[i].text;
@@ -250,9 +250,9 @@ void Walker::HandleTar(std::span<const Arg> args, const Ctx& ctx) {
       for (const auto& [full, code] : kLong) {
         if (!LongValue(args, i, full, 6, &index, &offset)) continue;
         if (code) {
-          ParseCodeArg("tar " + std::string(full), args[index], offset, ctx);
+          walk.ParseCodeArg("tar " + std::string(full), args[index], offset, ctx);
         } else {
-          ProgramValue(args[index], args[index].text.substr(offset), ctx);
+          walk.ProgramValue(args[index], args[index].text.substr(offset), ctx);
         }
         i = index;
         break;
@@ -260,7 +260,7 @@ void Walker::HandleTar(std::span<const Arg> args, const Ctx& ctx) {
       if (LongValue(args, i, "--checkpoint-action", 14, &index, &offset)) {
         std::string_view value = args[index].text.substr(offset);
         if (value.starts_with("exec=")) {
-          ParseCodeArg("tar --checkpoint-action", args[index], offset + 5, ctx);
+          walk.ParseCodeArg("tar --checkpoint-action", args[index], offset + 5, ctx);
         }
         i = index;
       }
@@ -280,24 +280,24 @@ void Walker::HandleTar(std::span<const Arg> args, const Ctx& ctx) {
   }
 }
 
-void Walker::HandleZip(std::span<const Arg> args, const Ctx& ctx) {
+void HandleZip(Walk& walk, std::span<const Arg> args, const CommandCtx& ctx) {
   // zip -T -TT CMD / --unzip-command CMD: CMD tests the archive.
   for (std::size_t i = 1; i < args.size(); ++i) {
     std::string_view t = args[i].text;
     std::size_t index = 0;
     std::size_t offset = 0;
     if (t == "-TT" && i + 1 < args.size()) {
-      ParseCodeArg("zip -TT", args[++i], 0, ctx);
+      walk.ParseCodeArg("zip -TT", args[++i], 0, ctx);
     } else if (t.starts_with("-TT=")) {
-      ParseCodeArg("zip -TT", args[i], 4, ctx);
+      walk.ParseCodeArg("zip -TT", args[i], 4, ctx);
     } else if (LongValue(args, i, "--unzip-command", 5, &index, &offset)) {
-      ParseCodeArg("zip --unzip-command", args[index], offset, ctx);
+      walk.ParseCodeArg("zip --unzip-command", args[index], offset, ctx);
       i = index;
     }
   }
 }
 
-void Walker::HandleSocat(std::span<const Arg> args, const Ctx& ctx) {
+void HandleSocat(Walk& walk, std::span<const Arg> args, const CommandCtx& ctx) {
   // Addresses EXEC:PROGRAM ARGS and SYSTEM:SHELL-CODE (two per word with !!).
   for (const Arg& arg : args.subspan(1)) {
     if (arg.option() || arg.text == "-") continue;
@@ -306,7 +306,7 @@ void Walker::HandleSocat(std::span<const Arg> args, const Ctx& ctx) {
     if (!arg.literal()) {
       if (upper.starts_with("EXEC") || upper.starts_with("SYSTEM") ||
           arg.text.front() == shell::kExpansionMark) {
-        Undetermined("the socat address " + Quote(arg) + " is only known when it runs", &arg);
+        walk.Undetermined("the socat address " + walk.Quote(arg) + " is only known when it runs", &arg);
       }
       continue;
     }
@@ -322,21 +322,21 @@ void Walker::HandleSocat(std::span<const Arg> args, const Ctx& ctx) {
       for (char& c : type) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
       std::string_view value = address.substr(colon + 1);
       value = value.substr(0, value.find(','));  // ,OPTION=... follow
-      if (type == "EXEC") ResolveWords(value, arg, ctx);
-      if (type == "SYSTEM") ParseText(value, arg.raw_begin, arg.raw_end, ctx);
+      if (type == "EXEC") walk.ResolveWords(value, arg, ctx);
+      if (type == "SYSTEM") walk.ParseText(value, arg.raw_begin, arg.raw_end, ctx);
     }
   }
 }
 
-void Walker::HandleCmake(std::span<const Arg> args, const Ctx& ctx) {
+void HandleCmake(Walk& walk, std::span<const Arg> args, const CommandCtx& ctx) {
   // cmake -E env [NAME=VALUE]... CMD, cmake -E time CMD, cmake -E chdir DIR CMD.
   if (args.size() < 4 || args[1].text != "-E") return;
   std::string_view tool = args[2].text;
   std::size_t i = 3;
   if (tool == "time") {
-    Resolve(args.subspan(i), ctx);
+    walk.Resolve(args.subspan(i), ctx);
   } else if (tool == "chdir") {
-    Resolve(args.subspan(i + 1 < args.size() ? i + 1 : args.size()), ctx);
+    walk.Resolve(args.subspan(i + 1 < args.size() ? i + 1 : args.size()), ctx);
   } else if (tool == "env") {
     while (i < args.size()) {
       std::string_view t = args[i].text;
@@ -349,41 +349,41 @@ void Walker::HandleCmake(std::span<const Arg> args, const Ctx& ctx) {
         continue;
       }
       if (!args[i].option() && t.find('=') != std::string_view::npos) {
-        RecordAssignment(args[i], ctx);
+        walk.RecordAssignment(args[i], ctx, false);
         ++i;
         continue;
       }
       break;
     }
-    if (i < args.size()) Resolve(args.subspan(i), ctx);
+    if (i < args.size()) walk.Resolve(args.subspan(i), ctx);
   }
 }
 
-void Walker::HandleHistory(std::string_view name, std::span<const Arg> args, const Ctx& ctx) {
+void HandleHistory(Walk& walk, std::string_view name, std::span<const Arg> args, const CommandCtx& ctx) {
   if (name == "history") {
     for (std::size_t i = 1; i < args.size(); ++i) {
       std::string_view t = args[i].text;
       if (t == "-s") {
         // The words become a history entry that fc -s or !! runs again.
-        ParseJoined(args.subspan(i + 1), ctx);
+        walk.ParseJoined(args.subspan(i + 1), ctx);
         std::string entry;
         for (const Arg& arg : args.subspan(i + 1)) {
           if (!entry.empty()) entry += ' ';
           entry.append(arg.text);
         }
-        if (history_.size() < 16) history_.push_back(entry);
+        if (walk.line().history.size() < 16) walk.line().history.push_back(entry);
         return;
       }
       if (t == "-r" || t == "-n") {
         const Arg* file = i + 1 < args.size() ? &args[i + 1] : nullptr;
-        const WrittenFile* written = file && file->literal() ? files_.Find(file->text, true) : nullptr;
+        const WrittenFile* written = file && file->literal() ? walk.line().files.Find(file->text, true) : nullptr;
         if (written != nullptr && written->kind == WrittenFile::Kind::kText) {
-          ParseText(written->content, file->raw_begin, file->raw_end, ctx);
+          walk.ParseText(written->content, file->raw_begin, file->raw_end, ctx);
           for (const std::string& line : SplitLines(written->content)) {
-            if (history_.size() < 16) history_.push_back(line);
+            if (walk.line().history.size() < 16) walk.line().history.push_back(line);
           }
         } else {
-          history_unknown_ = true;
+          walk.line().history_unknown = true;
         }
         return;
       }
@@ -406,25 +406,25 @@ void Walker::HandleHistory(std::string_view name, std::span<const Arg> args, con
     }
   }
   if (list) return;
-  if (editor != nullptr && editor->text != "-") ProgramValue(*editor, editor->text, ctx);
+  if (editor != nullptr && editor->text != "-") walk.ProgramValue(*editor, editor->text, ctx);
   for (const auto& [old, word] : replacements) {
-    ParseCodeArg("fc -s", *word, old.size() + 1, ctx);
+    walk.ParseCodeArg("fc -s", *word, old.size() + 1, ctx);
     std::string_view replacement = word->text.substr(old.size() + 1);
-    for (const std::string& entry : std::vector<std::string>(history_)) {
+    for (const std::string& entry : std::vector<std::string>(walk.line().history)) {
       std::size_t at = old.empty() ? std::string::npos : entry.find(old);
       if (at == std::string::npos) continue;
       std::string changed = entry;
       changed.replace(at, old.size(), replacement);
       ctx.storage->push_front(std::move(changed));
-      ParseText(ctx.storage->front(), word->raw_begin, word->raw_end, ctx);
+      walk.ParseText(ctx.storage->front(), word->raw_begin, word->raw_end, ctx);
     }
   }
-  if (history_unknown_ || history_on_) {
-    Undetermined("fc runs commands again from a history the line does not show", &args[0]);
+  if (walk.line().history_unknown || walk.line().history_on) {
+    walk.Undetermined("fc runs commands again from a history the line does not show", &args[0]);
   }
 }
 
-void Walker::HandleNameWriters(std::string_view name, std::span<const Arg> args, const Ctx& ctx) {
+void HandleNameWriters(Walk& walk, std::string_view name, std::span<const Arg> args, const CommandCtx& ctx) {
   // Builtins that write the variables they are given, or run code.
   std::vector<Arg> names;
   auto takes = [&](std::string_view letters, std::string_view t) {
@@ -446,7 +446,7 @@ void Walker::HandleNameWriters(std::string_view name, std::span<const Arg> args,
       }
     } else if (name == "mapfile" || name == "readarray") {
       if (t == "-C" && i + 1 < args.size()) {
-        ParseCodeArg(std::string(name) + " -C", args[++i], 0, ctx);  // run every -c lines
+        walk.ParseCodeArg(std::string(name) + " -C", args[++i], 0, ctx);  // run every -c lines
       } else if (takes("dnOsuc", t)) {
         ++i;
       } else if (!args[i].option()) {
@@ -454,12 +454,12 @@ void Walker::HandleNameWriters(std::string_view name, std::span<const Arg> args,
       }
     } else if (name == "compgen" || name == "complete") {
       if (t == "-C" && i + 1 < args.size()) {
-        ParseCodeArg(std::string(name) + " -C", args[++i], 0, ctx);
+        walk.ParseCodeArg(std::string(name) + " -C", args[++i], 0, ctx);
       } else if (t == "-F" && i + 1 < args.size()) {
-        Resolve(args.subspan(++i, 1), ctx);
+        walk.Resolve(args.subspan(++i, 1), ctx);
       } else if (t == "-W" && i + 1 < args.size()) {
         ++i;
-        ExpandPrompt(args[i].text, args[i].begin, args[i].end);  // expanded when completing
+        walk.ExpandPrompt(args[i].text, args[i].begin, args[i].end);  // expanded when completing
       } else if (takes("oAGPSX", t)) {
         ++i;
       }
@@ -471,10 +471,10 @@ void Walker::HandleNameWriters(std::string_view name, std::span<const Arg> args,
     }
   }
   if (name == "mapfile" || name == "readarray") return;  // MAPFILE: arrays are never known
-  MarkWritten(names);
+  walk.MarkWritten(names);
 }
 
-void Walker::HandleSet(std::span<const Arg> args, const Ctx& ctx) {
+void HandleSet(Walk& walk, std::span<const Arg> args, const CommandCtx& ctx) {
   bool positional = false;
   std::size_t at = args.size();
   for (std::size_t i = 1; i < args.size(); ++i) {
@@ -484,10 +484,10 @@ void Walker::HandleSet(std::span<const Arg> args, const Ctx& ctx) {
       // -o NAME (also at the end of a bundle: set -euo pipefail).
       if (i + 1 < args.size()) {
         std::string_view option = args[++i].text;
-        if (option == "histexpand" && t[0] == '-') history_expansion_ = true;
-        if (option == "history" && t[0] == '-') history_on_ = true;
+        if (option == "histexpand" && t[0] == '-') walk.line().history_expansion = true;
+        if (option == "history" && t[0] == '-') walk.line().history_on = true;
       }
-      if (t.find('H') != std::string_view::npos && t[0] == '-') history_expansion_ = true;
+      if (t.find('H') != std::string_view::npos && t[0] == '-') walk.line().history_expansion = true;
       continue;
     }
     if (t == "--" || (!t.empty() && t[0] != '-' && t[0] != '+') || !args[i].literal()) {
@@ -496,12 +496,12 @@ void Walker::HandleSet(std::span<const Arg> args, const Ctx& ctx) {
       break;
     }
     if (t.size() > 1 && t[0] == '-' && t.find('H') != std::string_view::npos) {
-      history_expansion_ = true;
+      walk.line().history_expansion = true;
     }
   }
   if (!positional) return;
-  if (!frames_.empty()) {
-    frames_.back().mode = Frame::Mode::kUnknown;
+  if (!walk.line().frames.empty()) {
+    walk.line().frames.back().mode = Frame::Mode::kUnknown;
     return;
   }
   // The line's own parameters: known when every word is literal and this
@@ -509,14 +509,14 @@ void Walker::HandleSet(std::span<const Arg> args, const Ctx& ctx) {
   std::size_t first = at + (args[at].text == "--" ? 1 : 0);
   bool literal = std::all_of(args.begin() + static_cast<std::ptrdiff_t>(first), args.end(),
                              [](const Arg& arg) { return arg.literal(); });
-  if (literal && ctx.command->top_level && !ctx.command->in_function && !in_definition_) {
-    top_positional_.known = true;
-    top_positional_.params.clear();
-    for (std::size_t i = first; i < args.size(); ++i) top_positional_.params.emplace_back(args[i].text);
-    top_positional_.pipeline = ctx.command->pipeline_id;
+  if (literal && ctx.command->top_level && !ctx.command->in_function && !walk.line().in_definition) {
+    walk.line().top_positional.known = true;
+    walk.line().top_positional.params.clear();
+    for (std::size_t i = first; i < args.size(); ++i) walk.line().top_positional.params.emplace_back(args[i].text);
+    walk.line().top_positional.pipeline = ctx.command->pipeline_id;
   } else {
-    top_positional_.known = false;
-    positional_rewritten_ = true;
+    walk.line().top_positional.known = false;
+    walk.line().positional_rewritten = true;
   }
 }
 

@@ -1,17 +1,16 @@
 // Programs that run commands in their own ways: env, xargs, find -exec /
-// fd -x, parallel, ssh/scp/sftp/rsync option code, and interpreters given
-// inline code.
+// fd -x, parallel, ssh/scp/sftp/rsync option code.
 #include <algorithm>
 
 #include "policy/matcher/command_util.h"
-#include "policy/matcher/command_walker.h"
+#include "policy/matcher/command_handlers.h"
 #include "policy/matcher/dangerous.h"
 #include "policy/matcher/interpreter_code.h"
 #include "policy/matcher/wrappers.h"
 
 namespace corral::policy {
 
-void Walker::HandleEnv(std::span<const Arg> original, const Ctx& ctx) {
+void HandleEnv(Walk& walk, std::span<const Arg> original, const CommandCtx& ctx) {
   // The words are copied only when env -S splits one: env env env ... stays
   // linear.
   std::span<const Arg> args = original;
@@ -20,7 +19,7 @@ void Walker::HandleEnv(std::span<const Arg> original, const Ctx& ctx) {
   auto split_into = [&](std::size_t at, std::size_t remove, const Arg& source,
                         std::string_view text) {
     if (owned.empty()) owned.assign(args.begin(), args.end());
-    std::vector<Arg> pieces = WordsOf(text, source, ctx);
+    std::vector<Arg> pieces = walk.WordsOf(text, source, ctx);
     owned.erase(owned.begin() + static_cast<std::ptrdiff_t>(at),
                 owned.begin() + static_cast<std::ptrdiff_t>(std::min(at + remove, owned.size())));
     owned.insert(owned.begin() + static_cast<std::ptrdiff_t>(at), pieces.begin(), pieces.end());
@@ -84,7 +83,7 @@ void Walker::HandleEnv(std::span<const Arg> original, const Ctx& ctx) {
         continue;
       }
       if (!split_word->literal()) {
-        Undetermined("the command env -S splits is only known when it runs", split_word);
+        walk.Undetermined("the command env -S splits is only known when it runs", split_word);
         return;
       }
       if (++splits > 8) return;
@@ -101,37 +100,37 @@ void Walker::HandleEnv(std::span<const Arg> original, const Ctx& ctx) {
     }
     std::size_t eq = t.find('=');
     if (eq != std::string_view::npos && eq > 0 && !(arg.flags & shell::kExpansion && eq > t.find(shell::kExpansionMark))) {
-      RecordAssignment(arg, ctx);
+      walk.RecordAssignment(arg, ctx, false);
       ++i;
       continue;
     }
     break;
   }
   if (i < args.size()) {
-    Resolve(args.subspan(i), ctx);
+    walk.Resolve(args.subspan(i), ctx);
   } else if (ctx.appended) {
-    Undetermined("the command env runs comes from its input", &args[0]);
+    walk.Undetermined("the command env runs comes from its input", &args[0]);
   }
 }
 
-void Walker::HandleRemoteShell(std::string_view name, std::span<const Arg> args,
-                               const Ctx& ctx) {
+void HandleRemoteShell(Walk& walk, std::string_view name, std::span<const Arg> args,
+                               const CommandCtx& ctx) {
   // Option values that run locally: ssh -o ProxyCommand= (any case), scp /
   // sftp -S PROGRAM, sftp -D SERVER, rsync -e / --rsh / --rsync-path.
   for (std::size_t i = 1; i < args.size(); ++i) {
     std::string_view t = args[i].text;
     if (name != "ssh" && (t == "-S" || (name == "sftp" && t == "-D")) && i + 1 < args.size()) {
       ++i;
-      ProgramValue(args[i], args[i].text, ctx);
+      walk.ProgramValue(args[i], args[i].text, ctx);
       continue;
     }
     if (name == "rsync") {
       if ((t == "-e" || t == "--rsh" || t == "--rsync-path") && i + 1 < args.size()) {
-        ParseCodeArg(name, args[++i], 0, ctx);
+        walk.ParseCodeArg(name, args[++i], 0, ctx);
       } else if (t.starts_with("--rsh=") || t.starts_with("--rsync-path=")) {
-        ParseCodeArg(name, args[i], t.find('=') + 1, ctx);
+        walk.ParseCodeArg(name, args[i], t.find('=') + 1, ctx);
       } else if (t.starts_with("-e") && t.size() > 2 && !t.starts_with("--")) {
-        ParseCodeArg(name, args[i], 2, ctx);
+        walk.ParseCodeArg(name, args[i], 2, ctx);
       }
       continue;
     }
@@ -153,14 +152,14 @@ void Walker::HandleRemoteShell(std::string_view name, std::span<const Arg> args,
           (lower[key.size()] == '=' || lower[key.size()] == ' ' || lower[key.size()] == '\t')) {
         std::size_t at = offset + key.size() + 1;
         while (at < value->text.size() && (value->text[at] == ' ' || value->text[at] == '=')) ++at;
-        ParseCodeArg(name, *value, at, ctx);
+        walk.ParseCodeArg(name, *value, at, ctx);
       }
     }
   }
-  if (name == "ssh") RunWrapper(name, args, ctx);
+  if (name == "ssh") RunWrapper(walk, name, args, ctx);
 }
 
-void Walker::HandleXargs(std::span<const Arg> args, const Ctx& ctx) {
+void HandleXargs(Walk& walk, std::span<const Arg> args, const CommandCtx& ctx) {
   std::string_view replace;
   std::size_t i = 1;
   while (i < args.size()) {
@@ -211,15 +210,15 @@ void Walker::HandleXargs(std::span<const Arg> args, const Ctx& ctx) {
     i += skip;
   }
   if (i >= args.size()) return;  // runs echo
-  Ctx inner = ctx;
+  CommandCtx inner = ctx;
   inner.appended = replace.empty();
-  std::string_view saved = active_replace_;
-  if (!replace.empty()) active_replace_ = replace;
-  Resolve(args.subspan(i), inner);
-  active_replace_ = saved;
+  std::string_view saved = walk.line().active_replace;
+  if (!replace.empty()) walk.line().active_replace = replace;
+  walk.Resolve(args.subspan(i), inner);
+  walk.line().active_replace = saved;
 }
 
-void Walker::HandleFind(std::span<const Arg> args, const Ctx& ctx, std::string_view tool) {
+void HandleFind(Walk& walk, std::span<const Arg> args, const CommandCtx& ctx, std::string_view tool) {
   const bool fd = tool == "fd";
   for (std::size_t i = 1; i < args.size(); ++i) {
     std::string_view t = args[i].text;
@@ -231,17 +230,17 @@ void Walker::HandleFind(std::span<const Arg> args, const Ctx& ctx, std::string_v
            !(args[j].text == "+" && !fd && args[j - 1].text == "{}")) {
       ++j;
     }
-    Ctx inner = ctx;
+    CommandCtx inner = ctx;
     inner.appended = false;
-    std::string_view saved = active_replace_;
-    active_replace_ = fd ? "{" : "{}";
-    Resolve(args.subspan(i + 1, j - i - 1), inner);
-    active_replace_ = saved;
+    std::string_view saved = walk.line().active_replace;
+    walk.line().active_replace = fd ? "{" : "{}";
+    walk.Resolve(args.subspan(i + 1, j - i - 1), inner);
+    walk.line().active_replace = saved;
     i = j;
   }
 }
 
-void Walker::HandleParallel(std::span<const Arg> args, const Ctx& ctx) {
+void HandleParallel(Walk& walk, std::span<const Arg> args, const CommandCtx& ctx) {
   static constexpr std::string_view kWithArgument = "jSadEINLPC";
   std::size_t i = 1;
   while (i < args.size() && args[i].literal() && args[i].option() &&
@@ -262,17 +261,17 @@ void Walker::HandleParallel(std::span<const Arg> args, const Ctx& ctx) {
   if (command.empty()) {
     // parallel ::: 'cmd1' 'cmd2': each input is a command line.
     for (std::size_t k = 0; k < inputs.size() && k < 64; ++k) {
-      if (!inputs[k].text.starts_with(":::")) ParseCodeArg("parallel", inputs[k], 0, ctx);
+      if (!inputs[k].text.starts_with(":::")) walk.ParseCodeArg("parallel", inputs[k], 0, ctx);
     }
     if (marker >= args.size()) {
-      Undetermined("the commands parallel runs come from its input", &args[0]);
+      walk.Undetermined("the commands parallel runs come from its input", &args[0]);
     }
     return;
   }
-  std::string_view saved = active_replace_;
-  active_replace_ = "{";
-  ParseJoined(command, ctx);
-  active_replace_ = saved;
+  std::string_view saved = walk.line().active_replace;
+  walk.line().active_replace = "{";
+  walk.ParseJoined(command, ctx);
+  walk.line().active_replace = saved;
   // The inputs replace {} (or are appended) before the shell runs the line.
   for (std::size_t k = 0; k < inputs.size() && k < 16; ++k) {
     if (!inputs[k].literal() || inputs[k].text.starts_with(":::")) continue;
@@ -291,177 +290,7 @@ void Walker::HandleParallel(std::span<const Arg> args, const Ctx& ctx) {
       }
     }
     if (!placed) line.append(" ").append(inputs[k].text);
-    ParseText(line, command.front().raw_begin, command.back().raw_end, ctx);
-  }
-}
-
-void Walker::HandleInlineCode(std::string_view name, std::span<const Arg> args, const Ctx& ctx) {
-  // python -c 'subprocess.run(["aws", "s3", "ls"])': the programs the code
-  // starts are checked; code that starts none may name listed words freely.
-  const Language language = LanguageOf(name);
-  const bool awk = language == Language::kAwk;
-  std::string_view flag = InlineCodeFlag(name);
-  bool has_code = false;
-  const Arg* script = nullptr;
-  for (std::size_t i = 1; i < args.size() && !listed_; ++i) {
-    std::string_view t = args[i].text;
-    if (t == "--") {
-      if (i + 1 < args.size() && script == nullptr && !has_code) script = &args[i + 1];
-      break;
-    }
-    if (awk) {
-      if (t == "-f" && i + 1 < args.size()) {
-        has_code = true;
-        if (!RunWrittenFile(args[i + 1].text, true, Language::kAwk, args[i + 1], ctx)) {
-          // a program file on disk
-        }
-        ++i;
-      } else if ((t == "-F" || t == "-v") && i + 1 < args.size()) {
-        ++i;
-      } else if (!args[i].option() && !has_code) {
-        has_code = true;
-        ScanInlineCode(name, args[i], ctx);
-      }
-      continue;
-    }
-    bool code_flag = t == flag || t == "--eval" ||
-                     (language == Language::kNode && (t == "-p" || t == "--print")) ||
-                     (t.size() > 2 && t[0] == '-' && t[1] != '-' && t.back() == flag[1]);
-    if (code_flag && i + 1 < args.size()) {
-      has_code = true;
-      ScanInlineCode(name, args[++i], ctx);
-      continue;
-    }
-    if (args[i].option()) {
-      // Options that take the next word (a module, a warning filter, ...).
-      if (OneOf(t, {"-m", "-W", "-X", "-r", "--require", "-I", "-M", "--import"}) &&
-          i + 1 < args.size()) {
-        if (t == "-m") has_code = true;  // python -m MODULE: a module, not a file here
-        ++i;
-      }
-      continue;
-    }
-    if (!has_code && script == nullptr) script = &args[i];
-    if (!has_code) break;
-  }
-  if (awk) return;
-  if (script != nullptr) {
-    // python3 x.py, where x.py was written earlier in the line.
-    if (script->literal() && script->text != "-") {
-      RunWrittenFile(script->text, true, language, *script, ctx);
-      return;
-    }
-    if (script->text != "-") return;
-  }
-  if (has_code) return;
-  // python3 - <<EOF ... EOF: with no script named (or "-"), the code is the
-  // heredoc or here-string on standard input.
-  const shell::SimpleCommand& command = *ctx.command;
-  // curl ... | python3: downloaded code runs, as with curl ... | sh.
-  if (InDownloadPipeline(command)) {
-    Danger(DangerousMatch{std::string(kPipeToShell),
-                          "a download is piped into " + std::string(name)});
-  }
-  if (listed_) return;
-  std::optional<std::string> text = StdinText(ctx);
-  if (!text) return;
-  ctx.storage->push_front(std::move(*text));
-  Arg code = args[0];
-  code.text = ctx.storage->front();
-  code.flags = 0;
-  if (const shell::Redirect* input = StdinRedirect(command)) {
-    code.raw_begin = input->op == shell::RedirectOp::kHeredoc ? input->body_begin
-                                                              : input->target.begin;
-    code.raw_end = input->op == shell::RedirectOp::kHeredoc ? input->body_end : input->target.end;
-    std::tie(code.begin, code.end) = command.origin->Map(code.raw_begin, code.raw_end);
-  }
-  ScanInlineCode(name, code, ctx);
-}
-
-void Walker::ScanInlineCode(std::string_view name, const Arg& code, const Ctx& ctx) {
-  const Language language = LanguageOf(name);
-  if (language == Language::kTcl) {
-    TclScript(code.text, code, ctx);
-    return;
-  }
-  if (!code.literal()) return;  // code only known at run time: not shell code we can read
-  if (!Charge(code.text.size())) return;
-  CodeReport report = AnalyzeInterpreterCode(language, code.text);
-  // print("aws"): code that starts no program names listed words freely.
-  if (!report.runs_programs) return;
-  ListedInStrings(name, code, report.strings);
-  if (listed_) return;
-  for (const std::string& command : report.commands) {
-    ParseText(command, code.raw_begin, code.raw_end, ctx);
-  }
-  for (const std::vector<std::string>& argv : report.argvs) {
-    std::vector<Arg> words;
-    for (const std::string& piece : argv) {
-      ctx.storage->push_front(piece);
-      Arg word = code;
-      word.text = ctx.storage->front();
-      word.flags = 0;
-      words.push_back(word);
-    }
-    if (!words.empty()) Resolve(words, ctx);
-  }
-  if (report.dynamic) {
-    Undetermined("the " + std::string(name) +
-                     " code starts a program whose name is only known when it runs (" +
-                     report.why + ")",
-                 &code);
-  }
-}
-
-void Walker::ListedInStrings(std::string_view name, const Arg& code,
-                             const std::vector<std::string>& strings) {
-  // Only string literals can name a program the code runs ("aws s3 ls",
-  // ['aws', 's3'], `aws`); `import aws` names a module, not a program.
-  // The program is the first word of a string; the entry's other words may
-  // follow in that string or in later ones.
-  auto token_char = [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '-' || c == '.' || c == '/' || c == '+' || c == '@';
-  };
-  struct Token {
-    std::string_view text;
-    bool starts_string;
-  };
-  std::vector<Token> tokens;
-  for (const std::string& body : strings) {
-    bool first = true;
-    for (std::size_t j = 0; j < body.size() && tokens.size() < 4096;) {
-      while (j < body.size() && (body[j] == ' ' || body[j] == '\t')) ++j;
-      std::size_t start = j;
-      while (j < body.size() && token_char(body[j])) ++j;
-      if (j > start) {
-        tokens.push_back({std::string_view(body).substr(start, j - start), first});
-      } else if (j < body.size()) {
-        ++j;
-      }
-      first = false;
-    }
-  }
-  for (std::size_t a = 0; a < tokens.size() && !listed_; ++a) {
-    if (!tokens[a].starts_string) continue;
-    const std::vector<std::size_t>* entries = list_.ForCommand(shell::Basename(tokens[a].text));
-    if (entries == nullptr) continue;
-    for (std::size_t index : *entries) {
-      const DenyEntry& entry = list_.entry(index);
-      std::size_t next = 1;
-      // The entry's other words follow within a few strings' words.
-      std::size_t stop = std::min(tokens.size(), a + 64);
-      for (std::size_t b = a + 1; b < stop && next < entry.words.size(); ++b) {
-        if (WordMatches(entry.words[next], tokens[b].text)) ++next;
-      }
-      if (next < entry.words.size()) continue;
-      Arg word = code;
-      word.text = tokens[a].text;
-      Listed(entry, std::span<const Arg>(&word, 1), {});
-      listed_reason_ = "`" + entry.line + "` is on the deny list and the " + std::string(name) +
-                       " code given inline runs it";
-      return;
-    }
+    walk.ParseText(line, command.front().raw_begin, command.back().raw_end, ctx);
   }
 }
 

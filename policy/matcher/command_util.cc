@@ -1,8 +1,82 @@
 #include "policy/matcher/command_util.h"
 
+#include "policy/matcher/name_hash.h"
 #include "policy/shell/shell.h"
 
 namespace corral::policy {
+
+// Interpreters and the flag that gives them inline code.
+std::string_view InlineCodeFlag(std::string_view name) {
+  if (name.starts_with("python") || name == "pypy" || name == "pypy3") return "-c";
+  if (OneOf(name, {"perl", "ruby", "node", "nodejs", "lua", "luajit", "Rscript", "osascript",
+                   "bun", "deno", "tclsh", "awk", "gawk"})) {
+    return "-e";
+  }
+  if (name == "php") return "-r";
+  return {};
+}
+
+namespace {
+
+constexpr std::string_view kShellNames[] = {
+    "sh",   "bash", "zsh",   "dash",   "ksh",   "mksh",  "ash",   "yash",
+    "posh", "rbash", "lksh", "oksh",   "loksh", "pdksh", "ksh93", "fish",
+    "csh",  "tcsh", "hush",  "elvish", "nu",    "xonsh", "bash5", "sh5"};
+
+}  // namespace
+
+std::span<const std::string_view> ShellNames() { return kShellNames; }
+
+bool IsShellName(std::string_view name) {
+  static const auto* shells = [] {
+    auto* table = new NameTable<bool>();
+    for (std::string_view n : kShellNames) table->Add(n, true);
+    return table;
+  }();
+  return shells->Find(name) != nullptr;
+}
+
+std::vector<std::string> SplitEnvString(std::string_view text) {
+  std::vector<std::string> words;
+  std::string current;
+  bool in_word = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) words.push_back(std::move(current));
+      current.clear();
+      in_word = false;
+      continue;
+    }
+    in_word = true;
+    if (c == '\'' || c == '"') {
+      std::size_t close = text.find(c, i + 1);
+      if (close == std::string_view::npos) close = text.size();
+      current.append(text.substr(i + 1, close - i - 1));
+      i = close;
+    } else if (c == '\\' && i + 1 < text.size()) {
+      current += text[++i];
+    } else {
+      current += c;
+    }
+  }
+  if (in_word) words.push_back(std::move(current));
+  return words;
+}
+
+const shell::Redirect* StdinRedirect(const shell::SimpleCommand& command) {
+  const shell::Redirect* input = nullptr;
+  for (const shell::Redirect& redirect : command.redirects) {
+    using shell::RedirectOp;
+    if (redirect.fd > 0) continue;
+    if (redirect.op == RedirectOp::kIn || redirect.op == RedirectOp::kInOut ||
+        redirect.op == RedirectOp::kDupIn || redirect.op == RedirectOp::kHeredoc ||
+        redirect.op == RedirectOp::kHereString) {
+      input = &redirect;
+    }
+  }
+  return input;
+}
 
 Language LanguageOf(std::string_view program) {
   if (program.starts_with("python") || program.starts_with("pypy")) return Language::kPython;

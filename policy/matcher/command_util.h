@@ -31,6 +31,7 @@ std::string_view InlineCodeFlag(std::string_view name);
 
 // Shells: given no code, they read commands from standard input.
 bool IsShellName(std::string_view name);
+std::span<const std::string_view> ShellNames();
 
 // The language a program reads its code in, by the program's name.
 enum class Language : std::uint8_t {

@@ -1,3 +1,4 @@
+#include "policy/matcher/command_handlers.h"
 #include "policy/matcher/command_walker.h"
 
 #include <algorithm>
@@ -47,9 +48,9 @@ void Walker::OnSimpleCommand(const shell::SimpleCommand& command) {
   Ctx ctx;
   ctx.command = &command;
   ctx.storage = &storage;
-  bool saved_definition = in_definition_;
+  bool saved_definition = line_.in_definition;
   int saved_depth = depth_hint_;
-  in_definition_ = in_definition_ || command.in_function;
+  line_.in_definition = line_.in_definition || command.in_function;
   depth_hint_ = command.depth;
 
   ReusedVector<Arg> reused;  // one buffer per command, kept for the next
@@ -64,7 +65,7 @@ void Walker::OnSimpleCommand(const shell::SimpleCommand& command) {
       Danger(CheckDangerousRedirect(redirect.target.text));
     }
   }
-  if (history_expansion_) {
+  if (line_.history_expansion) {
     for (const Arg& arg : args) {
       if (arg.text.find('!') != std::string_view::npos) {
         Undetermined("history expansion is on, and `!` re-runs earlier text", &arg);
@@ -83,7 +84,7 @@ void Walker::OnSimpleCommand(const shell::SimpleCommand& command) {
   std::span<const Arg> rest = std::span<const Arg>(args).subspan(first);
   if (!rest.empty()) Resolve(rest, ctx);
   RecordWrites(rest, ctx);
-  in_definition_ = saved_definition;
+  line_.in_definition = saved_definition;
   depth_hint_ = saved_depth;
 }
 
@@ -124,12 +125,12 @@ void Walker::ResolveOne(std::span<const Arg> args, const Ctx& ctx) {
     RunWrittenFile(word.text, has_slash, Language::kOther, word, ctx);
   }
   if (name == "git") {
-    HandleGit(args, ctx);
+    HandleGit(*this, args, ctx);
     return;
   }
   CheckList(name, args, false);
   Danger(CheckDangerousCommand(name, args));
-  Dispatch(name, args, ctx);
+  Dispatch(*this, name, args, ctx);
 }
 
 bool Walker::ResolveDescriptorProgram(std::span<const Arg> args, const Ctx& ctx) {
@@ -162,7 +163,7 @@ bool Walker::ResolveDescriptorProgram(std::span<const Arg> args, const Ctx& ctx)
 bool Walker::CommandName(const Arg& word, const Ctx& ctx, std::string_view* name,
                          bool* known_variable) {
   std::string_view text = word.text;
-  if (!active_replace_.empty() && text.find(active_replace_) != std::string_view::npos) {
+  if (!line_.active_replace.empty() && text.find(line_.active_replace) != std::string_view::npos) {
     Undetermined(Quote(word) + " in command position is filled in from the input", &word);
     return false;
   }
@@ -199,11 +200,11 @@ bool Walker::KnownProgramVariable(const Arg& word, const Ctx& ctx) const {
   // X=ls; $X: every value X can have is known when each write to it is a
   // literal and one of them, alone at the top level of the line and before
   // this command, replaced whatever the environment held.
-  if (word.var.empty() || !shell::IsName(VariableName(word)) || vars_.all_unknown()) return false;
-  const VariableFacts* facts = vars_.Find(VariableName(word));
+  if (word.var.empty() || !shell::IsName(VariableName(word)) || line_.vars.all_unknown()) return false;
+  const VariableFacts* facts = line_.vars.Find(VariableName(word));
   if (facts == nullptr || facts->unknown || facts->values.empty()) return false;
   if (word.flags & shell::kUnquotedExpansion) {
-    if (vars_.ifs_written()) return false;  // the value splits differently
+    if (line_.vars.ifs_written()) return false;  // the value splits differently
     for (const std::string& value : facts->values) {
       if (value.find_first_of("*?[") != std::string::npos) return false;  // a pattern
     }
@@ -221,7 +222,7 @@ void Walker::TryKnownValue(std::span<const Arg> args, const Ctx& ctx, bool known
   // allowed, unless X is written again later (checked in Finish).
   const Arg& word = args[0];
   if (word.var.empty()) return;
-  const VariableFacts* facts = vars_.Find(VariableName(word));
+  const VariableFacts* facts = line_.vars.Find(VariableName(word));
   if (facts == nullptr) return;
   bool all_elements = word.var.ends_with("[@]");
   std::vector<std::string> values = facts->values;  // resolving may assign X again
@@ -276,9 +277,9 @@ void Walker::TryKnownValue(std::span<const Arg> args, const Ctx& ctx, bool known
     if (replaced.empty() && !vanishes) continue;
     replaced.insert(replaced.end(), args.begin() + 1, args.end());
     if (replaced.empty()) continue;
-    std::string_view saved = active_replace_;
+    std::string_view saved = line_.active_replace;
     Resolve(replaced, ctx);
-    active_replace_ = saved;
+    line_.active_replace = saved;
   }
 }
 
@@ -307,15 +308,15 @@ bool Walker::Charge(std::size_t bytes) {
 }
 
 void Walker::Finish() {
-  if (positional_used_ && positional_rewritten_) {
+  if (positional_used_ && line_.positional_rewritten) {
     Arg where;
     std::tie(where.begin, where.end) = *positional_used_;
     Undetermined("\"$@\" in command position: the parameters are set again elsewhere in the line", &where);
   }
   for (const PendingVariable& pending : pending_variables_) {
-    const VariableFacts* facts = vars_.Find(pending.name);
+    const VariableFacts* facts = line_.vars.Find(pending.name);
     if (facts != nullptr && !facts->unknown && facts->values.size() == pending.values &&
-        !vars_.all_unknown()) {
+        !line_.vars.all_unknown()) {
       continue;
     }
     Arg where;
@@ -342,7 +343,7 @@ void Walker::CheckList(std::string_view name, std::span<const Arg> args, bool fo
       if (k < last.size()) last[k] = match.result;
     }
   }
-  if (!vars_.empty() && TryKnownArguments(name, args, force_push)) return;
+  if (!line_.vars.empty() && TryKnownArguments(name, args, force_push)) return;
   for (std::size_t k = 0; k < indices->size(); ++k) {
     const DenyEntry& entry = list_.entry((*indices)[k]);
     ArgMatch result = k < last.size() ? last[k] : MatchEntry(entry, args, force_push).result;
@@ -371,7 +372,7 @@ bool Walker::TryKnownArguments(std::string_view name, std::span<const Arg> args,
   std::vector<Arg> replaced;
   bool any = false;
   for (const Arg& arg : args) {
-    const std::string* value = arg.var.empty() ? nullptr : vars_.Latest(arg.var);
+    const std::string* value = arg.var.empty() ? nullptr : line_.vars.Latest(arg.var);
     if (value == nullptr) {
       replaced.push_back(arg);
       continue;
@@ -458,6 +459,12 @@ void Walker::Listed(const DenyEntry& entry, std::span<const Arg> args,
   listed_reason_ = "`" + entry.line + "` is on the deny list";
 }
 
+void Walker::ListedBy(const DenyEntry& entry, const Arg& word, std::string_view how) {
+  if (listed_) return;
+  Listed(entry, std::span<const Arg>(&word, 1), {});
+  listed_reason_ = "`" + entry.line + "` is on the deny list " + std::string(how);
+}
+
 void Walker::Undetermined(std::string reason, const Arg* word) {
   if (undetermined_) return;
   undetermined_ = true;
@@ -539,9 +546,13 @@ void Walker::ParseCodeArg(std::string_view who, const Arg& arg, std::size_t offs
   ParseText(arg.text.substr(std::min(offset, arg.text.size())), arg.raw_begin, arg.raw_end, ctx);
 }
 
+void Walker::RunCode(std::string_view program, const Arg& code, const Ctx& ctx) {
+  ScanInlineCode(*this, program, code, ctx);
+}
+
 void Walker::CheckDownloadInto(const Arg& word) {
   // bash -c "$(curl ...)" and bash <(curl ...): the download ran inside it.
-  for (const auto& [begin, end] : downloads_) {
+  for (const auto& [begin, end] : line_.downloads) {
     if (begin >= word.begin && end <= word.end) {
       Danger(DangerousMatch{std::string(kPipeToShell), "runs downloaded code as shell code"});
       return;

@@ -5,6 +5,7 @@
 
 #include "policy/shell/shell.h"
 #include "policy/matcher/command_util.h"
+#include "policy/matcher/command_handlers.h"
 #include "policy/matcher/command_walker.h"
 
 namespace corral::policy {
@@ -95,15 +96,15 @@ void Walker::BuildArgs(const shell::SimpleCommand& command, const Ctx& ctx,
 
 const Frame* Walker::CurrentFrame() const {
   static const Frame kDeferred{Frame::Mode::kDeferred, {}};
-  if (in_definition_) return &kDeferred;
-  return frames_.empty() ? nullptr : &frames_.back();
+  if (line_.in_definition) return &kDeferred;
+  return line_.frames.empty() ? nullptr : &line_.frames.back();
 }
 
 bool Walker::TopLevelFrame(const Ctx& ctx, Frame* frame) const {
   // Like X=ls; $X: the set ran alone at the top level, in an earlier
   // pipeline of the shell itself (not one of several commands, not with &).
-  const TopPositional& top = top_positional_;
-  if (!top.known || vars_.all_unknown() || top.pipeline == ctx.command->pipeline_id ||
+  const TopPositional& top = line_.top_positional;
+  if (!top.known || line_.vars.all_unknown() || top.pipeline == ctx.command->pipeline_id ||
       state_.InSubshell(top.pipeline)) {
     return false;
   }
@@ -202,12 +203,12 @@ void Walker::OnFunction(const shell::Word& name, std::string_view source, std::s
   // Called before it was defined (in a loop): the body runs with arguments
   // that were never bound here.
   if (called_.Contains(name.text)) {
-    frames_.push_back(Frame{Frame::Mode::kUnknown, {}});
-    bool saved = in_definition_;
-    in_definition_ = false;
+    line_.frames.push_back(Frame{Frame::Mode::kUnknown, {}});
+    bool saved = line_.in_definition;
+    line_.in_definition = false;
     shell::ParseShell(function.body, function.origin, *this, state_, depth_hint_ + 1);
-    in_definition_ = saved;
-    frames_.pop_back();
+    line_.in_definition = saved;
+    line_.frames.pop_back();
   }
 }
 
@@ -220,22 +221,22 @@ void Walker::CallFunction(const FunctionDef& function, std::span<const Arg> args
   }
   Frame frame{ctx.appended ? Frame::Mode::kUnknown : Frame::Mode::kBound, {}};
   for (const Arg& arg : args.subspan(1)) {
-    bool placeholder = !active_replace_.empty() &&
-                       arg.text.find(active_replace_) != std::string_view::npos;
+    bool placeholder = !line_.active_replace.empty() &&
+                       arg.text.find(line_.active_replace) != std::string_view::npos;
     if (arg.literal() && !placeholder) {
       frame.params.emplace_back(std::string(arg.text));
     } else {
       frame.params.emplace_back(std::nullopt);
     }
   }
-  frames_.push_back(std::move(frame));
+  line_.frames.push_back(std::move(frame));
   ++call_depth_;
-  bool saved = in_definition_;
-  in_definition_ = false;
+  bool saved = line_.in_definition;
+  line_.in_definition = false;
   shell::ParseShell(function.body, function.origin, *this, state_, ctx.command->depth + 1);
-  in_definition_ = saved;
+  line_.in_definition = saved;
   --call_depth_;
-  frames_.pop_back();
+  line_.frames.pop_back();
 }
 
 // ---------------------------------------------------------------- variables
@@ -313,9 +314,9 @@ void Walker::RecordAssignment(const Arg& word, const Ctx& ctx, bool persists) {
     }
   } else if (OneOf(base, {"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"})) {
     if (word.literal()) {
-      if (const WrittenFile* file = files_.Find(value, true);
+      if (const WrittenFile* file = line_.files.Find(value, true);
           file != nullptr && file->kind == WrittenFile::Kind::kText) {
-        GitConfigText(word, file->content, ctx);
+        GitConfigText(*this, word, file->content, ctx);
       }
     }
   }
@@ -327,20 +328,20 @@ void Walker::RecordAssignment(const Arg& word, const Ctx& ctx, bool persists) {
   if (!word.literal() || value.find(kExpansionMark) != std::string_view::npos || append ||
       bracket != std::string_view::npos ||
       ((word.flags & shell::kArray) && (special || !(word.flags & shell::kListArray)))) {
-    vars_.MarkUnknown(base);
+    line_.vars.MarkUnknown(base);
     return;
   }
   std::uint32_t pipeline = persists && ctx.command->top_level ? ctx.command->pipeline_id : 0;
-  vars_.Assign(base, value, pipeline);
+  line_.vars.Assign(base, value, pipeline);
 }
 
 void Walker::MarkWritten(std::span<const Arg> names) {
   for (const Arg& name : names) {
     if (!name.literal()) {
-      vars_.MarkAllUnknown();
+      line_.vars.MarkAllUnknown();
       return;
     }
-    vars_.MarkUnknown(name.text.substr(0, name.text.find('[')));
+    line_.vars.MarkUnknown(name.text.substr(0, name.text.find('[')));
   }
 }
 
@@ -352,24 +353,24 @@ void Walker::OnLoopVariable(const shell::Word& name, std::span<const shell::Word
     if (!item.literal()) known = false;
   }
   if (!known) {
-    vars_.MarkUnknown(name.text);
+    line_.vars.MarkUnknown(name.text);
     return;
   }
-  for (const shell::Word& item : items) vars_.Assign(name.text, item.text, 0);
+  for (const shell::Word& item : items) line_.vars.Assign(name.text, item.text, 0);
 }
 
 void Walker::OnParameterOperator(std::string_view name, char op, std::size_t begin,
                                  std::size_t end) {
   if (op == '=') {
-    vars_.MarkUnknown(name);
+    line_.vars.MarkUnknown(name);
     return;
   }
   // ${x@P}: x's value is expanded like a prompt, $(...) included.
-  const VariableFacts* facts = vars_.Find(name);
+  const VariableFacts* facts = line_.vars.Find(name);
   Arg where;
   where.begin = begin;
   where.end = end;
-  if (facts == nullptr || facts->unknown || vars_.all_unknown()) {
+  if (facts == nullptr || facts->unknown || line_.vars.all_unknown()) {
     Undetermined("${" + std::string(name) +
                      "@P} expands a value that is only known when the command runs",
                  &where);

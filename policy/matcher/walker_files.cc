@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "policy/matcher/command_util.h"
+#include "policy/matcher/command_handlers.h"
 #include "policy/matcher/command_walker.h"
 #include "policy/matcher/name_hash.h"
 
@@ -31,7 +32,7 @@ WriteRole WriteRoleOf(std::string_view name) {
 
 }  // namespace
 
-std::optional<std::string> Walker::OutputOf(std::span<const Arg> args, const Ctx& ctx) const {
+std::optional<std::string> Walker::OutputOf(std::span<const Arg> args, const Ctx& ctx) {
   if (args.empty()) return std::string();
   for (const Arg& arg : args) {
     if (!arg.literal()) return std::nullopt;
@@ -69,9 +70,9 @@ std::optional<std::string> Walker::OutputOf(std::span<const Arg> args, const Ctx
   }
   if (name == "cat") {
     if (args.size() == 2) {
-      const WrittenFile* file = files_.Find(args[1].text, true);
+      const WrittenFile* file = line_.files.Find(args[1].text, true);
       if (file != nullptr && file->kind == WrittenFile::Kind::kText &&
-          const_cast<Walker*>(this)->Charge(file->content.size())) {
+          Charge(file->content.size())) {
         return file->content;
       }
       return std::nullopt;
@@ -94,7 +95,7 @@ void Walker::RecordWrites(std::span<const Arg> args, const Ctx& ctx) {
     std::string_view path = redirect.target.text;
     if (!redirect.target.literal()) {
       const std::string* known = redirect.target.var.empty() ? nullptr
-                                                             : vars_.Latest(redirect.target.var);
+                                                             : line_.vars.Latest(redirect.target.var);
       if (known == nullptr) continue;
       path = *known;
     }
@@ -103,12 +104,12 @@ void Walker::RecordWrites(std::span<const Arg> args, const Ctx& ctx) {
     const DenyEntry* copied = nullptr;
     if (name == "cat" && args.size() == 2) copied = LocatedProgram(args[1]);
     if (copied != nullptr) {
-      files_.Write(path, WrittenFile::Kind::kListedCopy, "", false,
+      line_.files.Write(path, WrittenFile::Kind::kListedCopy, "", false,
                    static_cast<std::size_t>(copied - &list_.entry(0)));
     } else if (content) {
-      Charge(files_.Write(path, WrittenFile::Kind::kText, *content, append));
+      Charge(line_.files.Write(path, WrittenFile::Kind::kText, *content, append));
     } else {
-      files_.Write(path, WrittenFile::Kind::kUnknown, "", append);
+      line_.files.Write(path, WrittenFile::Kind::kUnknown, "", append);
     }
   }
   switch (WriteRoleOf(name)) {
@@ -116,15 +117,15 @@ void Walker::RecordWrites(std::span<const Arg> args, const Ctx& ctx) {
       return;
     case WriteRole::kTee: {
       std::optional<std::string> content;
-      if (command.pipe_index > 0 && echo_ && echo_->pipeline == command.pipeline_id &&
-          echo_->index + 1 == command.pipe_index) {
-        content = echo_->text;
+      if (command.pipe_index > 0 && line_.echo && line_.echo->pipeline == command.pipeline_id &&
+          line_.echo->index + 1 == command.pipe_index) {
+        content = line_.echo->text;
       }
       bool append = false;
       for (const Arg& arg : args.subspan(1)) {
         if (arg.text == "-a" || arg.text == "--append") append = true;
         if (arg.option() || !arg.literal()) continue;
-        files_.Write(arg.text, content ? WrittenFile::Kind::kText : WrittenFile::Kind::kUnknown,
+        line_.files.Write(arg.text, content ? WrittenFile::Kind::kText : WrittenFile::Kind::kUnknown,
                      content.value_or(""), append);
       }
       return;
@@ -139,7 +140,7 @@ void Walker::RecordWrites(std::span<const Arg> args, const Ctx& ctx) {
                       (t.size() > 1 && t[0] == '-' && t[1] != '-' &&
                        (t.back() == 'o' || t.back() == 'O'));
         if (output && args[i + 1].literal() && args[i + 1].text != "-") {
-          files_.Write(args[i + 1].text, WrittenFile::Kind::kUnknown, "", false);
+          line_.files.Write(args[i + 1].text, WrittenFile::Kind::kUnknown, "", false);
         }
       }
       return;
@@ -147,9 +148,9 @@ void Walker::RecordWrites(std::span<const Arg> args, const Ctx& ctx) {
       // Edited in place: the line's text is not the file's any more.
       for (const Arg& arg : args.subspan(1)) {
         std::string_view path = arg.text.starts_with("of=") ? arg.text.substr(3) : arg.text;
-        const WrittenFile* file = arg.literal() ? files_.Find(path, true) : nullptr;
+        const WrittenFile* file = arg.literal() ? line_.files.Find(path, true) : nullptr;
         if (file != nullptr && file->path == NormalPath(path)) {
-          files_.Write(path, WrittenFile::Kind::kUnknown, "", false);
+          line_.files.Write(path, WrittenFile::Kind::kUnknown, "", false);
         }
       }
       return;
@@ -198,17 +199,17 @@ void Walker::RecordCopy(std::string_view name, std::span<const Arg> args) {
       path += base;
     }
     if (listed != nullptr) {
-      files_.Write(path, WrittenFile::Kind::kListedCopy, "", false,
+      line_.files.Write(path, WrittenFile::Kind::kListedCopy, "", false,
                    static_cast<std::size_t>(listed - &list_.entry(0)));
     } else if (!source->literal() || DescriptorPath(source->text)) {
       // A link to /proc/self/fd/N names whatever the process running it holds there.
-      files_.Write(path, WrittenFile::Kind::kUnknownCopy, "", false);
-    } else if (const WrittenFile* file = files_.Find(source->text, true);
+      line_.files.Write(path, WrittenFile::Kind::kUnknownCopy, "", false);
+    } else if (const WrittenFile* file = line_.files.Find(source->text, true);
                file != nullptr && Charge(file->content.size())) {
       WrittenFile copy = *file;
-      files_.Write(path, copy.kind, copy.content, false, copy.entry);
+      line_.files.Write(path, copy.kind, copy.content, false, copy.entry);
     } else {
-      files_.Write(path, WrittenFile::Kind::kOnDisk, "", false);
+      line_.files.Write(path, WrittenFile::Kind::kOnDisk, "", false);
     }
   }
 }
@@ -230,7 +231,7 @@ const DenyEntry* Walker::LocatedProgram(const Arg& word) const {
   if (word.literal()) {
     const std::vector<std::size_t>* entries = list_.ForCommand(shell::Basename(word.text));
     if (entries != nullptr) return &list_.entry(entries->front());
-    const WrittenFile* file = files_.Find(word.text, true);
+    const WrittenFile* file = line_.files.Find(word.text, true);
     if (file != nullptr && file->kind == WrittenFile::Kind::kListedCopy &&
         NormalPath(file->path) == NormalPath(word.text)) {
       return &list_.entry(file->entry);
@@ -245,8 +246,8 @@ const DenyEntry* Walker::LocatedProgram(const Arg& word) const {
 
 bool Walker::RunWrittenFile(std::string_view path, bool named, Language language, const Arg& word,
                             const Ctx& ctx) {
-  if (files_.empty()) return false;
-  const WrittenFile* file = files_.Find(path, named);
+  if (line_.files.empty()) return false;
+  const WrittenFile* file = line_.files.Find(path, named);
   if (file == nullptr) return false;
   bool copy = file->kind == WrittenFile::Kind::kListedCopy ||
               file->kind == WrittenFile::Kind::kUnknownCopy;
@@ -305,16 +306,16 @@ void Walker::RunFileText(std::string_view text, Language language, const Arg& wo
       }
     }
   }
-  frames_.push_back(Frame{Frame::Mode::kUnknown, {}});
+  line_.frames.push_back(Frame{Frame::Mode::kUnknown, {}});
   if (language == Language::kShell) {
     ParseText(text, word.raw_begin, word.raw_end, ctx);
   } else {
     Arg code = word;
     code.text = text;
     code.flags = 0;
-    ScanInlineCode(LanguageName(language), code, ctx);
+    ScanInlineCode(*this, LanguageName(language), code, ctx);
   }
-  frames_.pop_back();
+  line_.frames.pop_back();
 }
 
 }  // namespace corral::policy
