@@ -1,9 +1,8 @@
-// launcher/hold/: where a run may start (DESIGN.md "Where a background run
-// may start"). Folders that are never a project; the folders corral knows
-// (allowed by name, or where an attended session started), kept in corral's
-// state folder and never read from a project; and the hold: an unattended run
-// in a folder corral does not know waits until it is allowed. Private to
-// launcher/.
+// launcher/hold/: where a run may start (docs/sessions.md, "Held runs").
+// Folders that are never a project; the folders corral knows (allowed by
+// name, or where an attended session started), kept in corral's state folder
+// and never read from a project; and the hold: an unattended run in a folder
+// corral does not know waits until it is allowed. Private to launcher/.
 #pragma once
 
 #include <cstdint>

@@ -417,7 +417,7 @@ std::string PublishedLine(const std::vector<PublishedPort>& ports);
 // The terminal's size, {0,0} when none.
 std::pair<unsigned, unsigned> TerminalSize();
 
-// Whether a session is boxed (DESIGN.md "Levels"), and the unboxed session:
+// Whether a session is boxed (docs/sessions.md, its first table), and the unboxed session:
 // the agent runs on the host as the user, with the shim in front of its
 // shell, so the deny list still applies. Private to launcher/.
 struct BoxDecision {
