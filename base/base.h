@@ -2,8 +2,7 @@
 // of a buffer to one), whole files read and files locked, unix sockets,
 // logging, times as text, Trim, starting programs with nothing of ours open in
 // them, keepers (forked helpers), vectors whose buffers are kept for the next.
-// Every header of base/ is public (docs/architecture.md, "base/"): another
-// folder includes this one for all of them, or the one tool it needs.
+// The one public header of base/; every other folder may include it.
 #pragma once
 
 #include "base/child_descriptors.h"

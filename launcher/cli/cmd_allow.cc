@@ -11,6 +11,7 @@
 #include "launcher/config_import/config_import.h"
 #include "launcher/launcher.h"
 #include "policy/network/network.h"
+#include "launcher/plan/plan.h"
 
 namespace corral::cli {
 namespace {
