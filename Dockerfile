@@ -1,6 +1,6 @@
 # The corral image: corral, corral-shim and corral-shell on a small Debian
 # base, with the egress proxy as its entry point, ready to run. A remote
-# session's proxy sidecar runs it (DESIGN.md "Network modes"):
+# session's proxy sidecar runs it (docs/network-mode.md):
 #
 #   docker run --rm -p 3128:3128 corral:0.1.0 proxy --listen 0.0.0.0:3128 --allow pypi.org
 #

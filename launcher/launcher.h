@@ -1,349 +1,20 @@
-// launcher/: the session plan (what the box is), its three renderings (OCI
-// config.json, Docker create body, libpod SpecGenerator), the engine client,
-// and the session that runs one agent. The one public header of launcher/.
+// launcher/: the commands the corral program runs (cli/ calls them): a
+// session, the running sessions listed, stopped or entered, a session's
+// report. The session plan's data is in session_plan.h.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "base/base.h"
+#include "launcher/session_plan.h"
 #include "policy/config/config.h"
 
 namespace corral::launcher {
-
-// ---------------------------------------------------------------- the plan
-
-// Where the box is mounted from: a host path, a per-project named volume, or a tmpfs.
-enum class MountKind { kBind, kVolume, kTmpfs };
-
-struct Mount {
-  MountKind kind = MountKind::kBind;
-  std::string source;  // host path (bind), volume name (volume), "" (tmpfs)
-  std::string target;  // path inside the box
-  bool read_only = false;
-  // tmpfs: noexec, nosuid, nodev, size=...; a bind: "rslave" (Docker wants
-  // it for a source inside its data root: a volume's folder), else rprivate.
-  std::vector<std::string> options;
-  std::string why;                   // one line, for `corral run --print`
-};
-
-inline const char* BindPropagation(const Mount& m) {
-  for (const std::string& o : m.options) {
-    if (o == "rslave") return "rslave";
-  }
-  return "rprivate";
-}
-
-// Options of corral's own, for the network mode, where the agent's box is
-// made while the session's volumes are filled:
-// a bind whose source appears on the engine's host only after the box is
-// made; the box is started only once it is there. Docker checks a Mounts
-// entry's source when the box is made and a Binds entry's when it starts,
-// so such a bind goes as a Binds entry, where "SRC:DST:OPTIONS" can hold it.
-inline constexpr const char* kLateSource = "late-source";
-// A volume the engine must not fill from the image's files at that path
-// (Docker and Podman do, into an empty volume): corral fills it.
-inline constexpr const char* kNoCopy = "nocopy";
-inline bool HasOption(const Mount& m, const char* option) {
-  for (const std::string& o : m.options) {
-    if (o == option) return true;
-  }
-  return false;
-}
-// Whether Docker takes this bind as a Binds entry (see kLateSource).
-inline bool DockerLateBind(const Mount& m) {
-  return m.kind == MountKind::kBind && HasOption(m, kLateSource) &&
-         m.source.find_first_of(":,") == std::string::npos &&
-         m.target.find_first_of(":,") == std::string::npos;
-}
-
-struct Ulimit {
-  std::string name;  // "nofile", "nproc"
-  std::uint64_t soft = 0;
-  std::uint64_t hard = 0;
-};
-
-struct Limits {
-  std::int64_t pids = 0;          // 0: none
-  std::int64_t memory_bytes = 0;  // 0: none
-  std::int64_t cpu_quota = 0;     // microseconds per period; 0: none
-  std::int64_t cpu_period = 100000;
-};
-
-// A login the session's proxy adds on the way out (docs/logins.md). The box
-// holds `stand_in` under `variable`; the proxy puts the real value, read from
-// corral's own environment when it starts (never written down), in `header`
-// of requests to `hosts` alone.
-struct BoxLogin {
-  std::string variable;            // "ANTHROPIC_API_KEY"
-  std::string header;              // "x-api-key", "Authorization"
-  std::string prefix;              // before the value in the header: "Bearer ", or ""
-  // A recipe's: its API hosts, at 443 ("api.anthropic.com"); the plan's:
-  // "host:port", from `base_url_variable` when that is set.
-  std::vector<std::string> hosts;
-  std::string base_url_variable;   // "ANTHROPIC_BASE_URL": its URL's host:port instead
-  std::string stand_in;            // the plan's: the value's shape and length, this session's
-  bool in_body = false;            // also put in request bodies to `hosts` (a refresh token)
-  bool basic = false;              // the password of Basic credentials in `header` (git over HTTPS)
-  // A login read from a file, not a variable (`variable` then names it for
-  // lines): the host's file and the JSON pointer to the value in it.
-  std::string file = "";
-  std::string pointer = "";        // "/claudeAiOauth/accessToken"
-};
-
-// A login file whose tokens the proxy holds (docs/logins.md, "Subscription
-// logins"): the box's copy has a stand-in at each token's pointer. The
-// answers of `token_urls` (a refresh, a login made in the box) give the box
-// new stand-ins, and the host's file the new tokens.
-struct LoginFile {
-  std::string path;  // the recipe's "~/.claude/.credentials.json"; the plan's: the host's file
-  struct Token {
-    std::string pointer;  // in the file: "/claudeAiOauth/accessToken"
-    std::string field;    // in the token endpoint's answer: "access_token"
-    BoxLogin login;       // `variable` names it; the plan's hosts are host:port
-  };
-  std::vector<Token> tokens;
-  std::vector<std::string> token_urls;  // "https://platform.claude.com/v1/oauth/token"
-  std::string expires_at_ms;  // set to now + expires_in, in ms: "/claudeAiOauth/expiresAt"
-  std::string refreshed_at;   // set to now, RFC 3339: "/last_refresh"
-};
-
-// Everything the box is, decided before anything starts. Pure data: the
-// renderers turn it into an engine's words, the session carries it out.
-// A port of the box reached from the host (corral run --publish): corral
-// listens on host_address:host_port and carries each connection to the
-// box's 127.0.0.1:box_port (the box has no network of its own to publish on).
-struct PublishedPort {
-  std::string host_address = "127.0.0.1";
-  int host_port = 0;
-  int box_port = 0;
-};
-// "[HOST_ADDR:]HOST_PORT:BOX_PORT" (HOST_ADDR an IPv4 address, or [IPv6]).
-Result<PublishedPort> ParsePublishedPort(const std::string& text);
-// "127.0.0.1:8080 -> 3000" (a label, `corral ps`, the start lines).
-std::string DescribePublishedPort(const PublishedPort& port);
-
-struct SessionPlan {
-  std::string session_id;      // 12 hex digits
-  std::string container_name;  // corral-<project>-<id>
-  std::string project_dir;     // the git top level, or the folder itself
-  std::string workdir;         // where corral was started, inside the project
-  std::string image;
-  std::vector<std::string> command;  // the container's command, shim first
-  std::vector<std::string> env;      // KEY=VALUE
-  std::vector<Mount> mounts;         // in mount order (parents first)
-  std::uint32_t uid = 0;
-  std::uint32_t gid = 0;
-  bool tty = false;
-  std::string hostname = "corral";
-  std::string network_mode = "none";
-  std::vector<std::string> allowed_domains;  // policy + the project's git host
-  std::vector<std::string> deny_list;
-  nlohmann::json seccomp;    // flattened OCI linux.seccomp object
-  std::string session_dir;   // on the host; mounted read-only at /run/corral
-  std::string seccomp_path;  // session_dir/seccomp.json (read by Podman)
-  std::string volume_root;   // host folder standing in for named volumes (OCI only)
-  std::string userns;        // Podman: "keep-id" when the engine is rootless
-  // The exec gate (docs/exec-check.md): the box starts as root with
-  // kGateCapabilities; its PID 1 sets the gate up and drops to uid:gid.
-  bool exec_gate = false;
-  Limits limits;
-  std::vector<Ulimit> ulimits;
-  std::vector<std::string> masked_paths;
-  std::vector<std::string> readonly_paths;
-  std::map<std::string, std::string> labels;
-  std::vector<std::string> notes;  // facts worth a line before the agent starts
-  std::vector<std::string> passed_by_name;  // variables whose values came from the host
-  // Logins the session's proxy holds: the box's env has their stand-ins.
-  std::vector<BoxLogin> logins;
-  // Login variables in the box as they are, and why ("logins: pass"); "" when none.
-  std::vector<std::string> logins_passed;
-  std::string logins_passed_why;
-  // Login files whose tokens the proxy holds (plan.logins has the ones set
-  // now), and the box's copy of each that exists: stand-ins in place of its
-  // tokens, or nullopt when it could not be made (the box gets none).
-  std::vector<LoginFile> login_files;
-  std::map<std::string, std::optional<std::string>> box_login_files;  // by host path
-  std::vector<PublishedPort> published;  // corral run --publish
-};
-
-// What the shim's first moments need to set the exec gate up: mounts, then
-// becoming the agent's user and dropping every capability for good.
-// DAC_OVERRIDE and DAC_READ_SEARCH: rootless, root in the box is not the
-// user who owns the session folder, where the shim itself is.
-// CHOWN: a new volume is root's, and the shim gives it to the agent.
-inline constexpr const char* kGateCapabilities[] = {
-    "SYS_ADMIN", "SETUID", "SETGID", "SETPCAP", "DAC_OVERRIDE", "DAC_READ_SEARCH", "CHOWN"};
-// The capabilities a plan's box starts with (Docker's CapAdd, Podman's cap_add).
-inline std::vector<std::string> GateCapabilities(const SessionPlan& plan) {
-  if (!plan.exec_gate) return {};
-  return {std::begin(kGateCapabilities), std::end(kGateCapabilities)};
-}
-
-inline constexpr const char* kSessionMountPoint = "/run/corral";
-inline constexpr const char* kShimInBox = "/run/corral/bin/corral-shim";
-inline constexpr const char* kShellInBox = "/run/corral/bin/corral-shell";
-inline constexpr const char* kWatchdogInBox = "/run/corral/watchdog.sock";
-// The host's sockets and the current deny list, in the session folder (the
-// shim's defaults: images/shim reads the same names).
-inline constexpr const char* kOracleSocket = "oracle.sock";
-inline constexpr const char* kProxySocket = "proxy.sock";
-inline constexpr const char* kWatchdogSocket = "watchdog.sock";
-inline constexpr const char* kDenyListFile = "deny-list";
-// The box's trusted CA bundle when the proxy holds logins: the host's bundle
-// plus the session CA's certificate, written once the proxy has started.
-inline constexpr const char* kCaBundleFile = "ca-bundle.crt";
-// Where programs in the box find the proxy: the shim's bridge inside the box.
-inline constexpr const char* kProxyUrlInBox = "http://127.0.0.1:3128";
-// The names that run corral-shell in the session's bin folder (first in PATH).
-inline constexpr const char* kShellNames[] = {"sh", "bash", "dash", "zsh", "ksh"};
-inline constexpr const char* kLabelSession = "corral.session";
-
-// What an agent's recipe adds to its box (launcher/agents/: ApplyRecipe).
-struct AgentFolder {
-  std::string host;    // on the host
-  std::string in_box;  // absolute, or "~/..." under the box's HOME
-  bool file = false;   // a file (~/.claude.json), else a folder
-  std::string why;
-};
-struct AgentAdditions {
-  std::string agent;                   // the recipe's name, "" when none
-  std::vector<AgentFolder> folders;    // mounted read-write
-  std::vector<std::string> variables;  // passed by name when set
-  std::vector<std::string> hosts;      // allowed through the proxy
-  std::vector<std::string> env;        // NAME=VALUE
-  // Logins among `variables` (the recipe's table), for the proxy to hold;
-  // empty with `logins_pass` (agents.logins: pass).
-  std::vector<BoxLogin> logins;
-  bool logins_pass = false;
-  std::vector<LoginFile> login_files;  // paths on the host
-};
-
-// What the plan is made from. Everything from the host is passed in, so
-// MakePlan reads only the project folder and writes nothing.
-struct PlanInput {
-  const policy::Policy* policy = nullptr;
-  std::string cwd;                          // where corral was started
-  std::vector<std::string> agent_command;  // the agent and its arguments
-  std::string image;                        // --image, overrides policy.image
-  std::string session_id;                   // "" picks a random one
-  std::uint32_t uid = 0;
-  std::uint32_t gid = 0;
-  std::string home;        // the user's home folder
-  std::string config_dir;  // corral's config folder
-  std::string state_dir;   // corral's state folder (volumes for OCI live there)
-  std::string runtime_dir; // sessions go in runtime_dir/sessions/<id>
-  std::string session_dir; // overrides that, "" for the default
-  std::string shim_path;
-  std::string shell_path;  // corral-shell, beside the shim
-  std::string ca_bundle;   // host CA bundle, "" when none
-  bool tty = false;
-  std::uint64_t nofile_hard = 1024;
-  std::uint64_t nproc_hard = 4096;
-  std::function<const char*(const char*)> getenv;  // for TERM, LANG and `pass`
-  // Registry hosts the user's tools use on this host ("host:port"), allowed
-  // like the project's git host; each with where it was read.
-  std::vector<std::pair<std::string, std::string>> tool_registries;
-  // Hosts allowed per project folder (corral allow --host NAME --project),
-  // from corral's state; the plan takes its project's.
-  std::map<std::string, std::vector<std::string>> project_hosts;
-  // Hosts refused in the last session in the project of `cwd`, with counts.
-  std::map<std::string, std::uint64_t> last_refused_hosts;
-  AgentAdditions agent;
-  // The agent's logins become stand-ins, held by the session's proxy. Only a
-  // local session sets it: `corral spec` and the renderings without corral's
-  // proxy keep passing the values as they are.
-  bool logins_through_proxy = false;
-  // Reads a login file (agent.login_files); nullopt when it is not there.
-  std::function<std::optional<std::string>(const std::string& path)> read_login_file;
-  std::vector<PublishedPort> published;  // corral run --publish
-};
-
-Result<SessionPlan> MakePlan(const PlanInput& input);
-
-// The PlanInput for this process: uid, home, folders, limits, CA bundle, shim.
-PlanInput HostPlanInput(const policy::Policy& policy);
-// corral's runtime folder (session folders, ssh tunnels): $XDG_RUNTIME_DIR/
-// corral, else /run/corral for root, else /tmp/corral-UID.
-std::string RuntimeDirFor(std::uint32_t uid, const std::string& xdg_runtime_dir);
-
-// Hosts allowed for one project's sessions (corral allow --host NAME
-// --project), kept in <state_dir>/project-hosts.json, never in the project.
-using ProjectHosts = std::map<std::string, std::vector<std::string>>;
-std::string ProjectHostsPath(const std::string& state_dir);
-Result<ProjectHosts> ReadProjectHosts(const std::string& state_dir);
-// False when it was there already.
-Result<bool> AddProjectHost(const std::string& state_dir, const std::string& project,
-                            const std::string& host);
-// The project folder a session started in `cwd` has: its git top, or itself.
-std::string ProjectFolderOf(const std::string& cwd);
-// The hosts the proxy refused in the project's last session, with counts
-// (<state_dir>/refused-hosts.json; none forgets the project).
-Result<void> RememberRefusedHosts(const std::string& state_dir, const std::string& project,
-                                  const std::string& session,
-                                  const std::map<std::string, std::uint64_t>& hosts);
-std::map<std::string, std::uint64_t> LastRefusedHosts(const std::string& state_dir,
-                                                      const std::string& project);
-
-// The plan in words, a line per fact, for `corral run --print`.
-std::string DescribePlan(const SessionPlan& plan);
-
-// The two lines said before the agent starts.
-std::string Summary(const SessionPlan& plan, const std::string& engine_name);
-
-// Creates the session folder: the masks, the shim's mount point, the
-// seccomp profile file. Also what `corral spec --session-dir` prepares.
-Result<void> PrepareSessionDir(const SessionPlan& plan);
-void RemoveSessionDir(const SessionPlan& plan);
-
-// ---------------------------------------------------------------- renderings
-
-namespace oci {
-// A complete OCI runtime config.json; root.path is "rootfs" (a bundle).
-nlohmann::json Render(const SessionPlan& plan);
-}  // namespace oci
-namespace docker {
-// The body of POST /containers/create (Docker Engine API >= 1.41).
-nlohmann::json Render(const SessionPlan& plan);
-}  // namespace docker
-namespace libpod {
-// The body of POST /v4.0.0/libpod/containers/create (SpecGenerator).
-nlohmann::json Render(const SessionPlan& plan);
-}  // namespace libpod
-namespace kubernetes {
-// On paper (docs/kubernetes.md): not run on a cluster by corral.
-// A plan with logins (docs/logins.md): the proxy Pod ends TLS for login
-// hosts with this session CA, which `corral spec` makes; the agent trusts
-// `box_bundle` (the host's bundle, then `cert`); `upstream` is
-// network.upstream_ca_file's text ("" when unset).
-struct LoginCa {
-  std::string cert, key, box_bundle, upstream;
-};
-struct Options {
-  std::string proxy_image;    // the corral image, which runs `corral proxy`
-  std::string project_claim;  // PersistentVolumeClaim holding the project; "" picks one
-  LoginCa logins;
-};
-// The objects in the order to create them (ConfigMap, the logins' Secret
-// when the plan has logins, Service, the two NetworkPolicies, the proxy Pod,
-// the agent Pod), and the notes: what the
-// cluster must provide and what the plan has that a Pod cannot express.
-struct Rendering {
-  std::vector<nlohmann::json> objects;
-  std::vector<std::string> notes;
-};
-Rendering Render(const SessionPlan& plan, const Options& options);
-// Multi-document YAML, the notes as comments first: what `kubectl apply -f` takes.
-std::string ToYaml(const Rendering& rendering);
-}  // namespace kubernetes
-
-// ---------------------------------------------------------------- sessions
 
 struct RunOptions {
   std::string engine;     // --engine URL, else policy/environment discovery
@@ -382,9 +53,6 @@ std::string BlockedLine(std::uint64_t refused_while_away, const std::vector<std:
 Result<nlohmann::json> ReportSession(const std::string& state_dir, const std::string& session);
 std::string DescribeReport(const nlohmann::json& report);
 
-// "the proxy refused a.com (3 times), ...; to allow one ...: corral allow
-// --host NAME [--project]", or "".
-std::string RefusedHostsLine(const std::map<std::string, std::uint64_t>& refused_hosts);
 
 // `corral ps`: one line per running session, and one per project volume of
 // a session that is gone (the box's work kept there). `corral stop`: by
@@ -397,6 +65,21 @@ Result<std::string> StopSession(const policy::Policy& policy, const std::string&
 // one of the agent's own processes; the command's exit status.
 Result<int> ExecInSession(const policy::Policy& policy, const std::string& engine,
                           const std::string& id, const std::vector<std::string>& command);
+
+// `corral project-copy in|back SESSION` (hidden, project_copy_trial.cc):
+// the project copied into the session's volume, or the box's changes back
+// (from the saved manifest), without an agent, for the tests.
+struct ProjectCopyTrialOptions {
+  std::string engine, action, session_id, project_dir, image;
+  std::uint32_t uid = 0, gid = 0;
+};
+Result<std::string> ProjectCopyTrial(const policy::Policy& policy,
+                                     const ProjectCopyTrialOptions& options);
+
+// `corral relay --listen PATH` (hidden), in the network mode's sidecar: the
+// shim's questions on PATH go out on stdout, the answers come in on stdin
+// (docs/network-mode.md, "The oracle channel"). Returns when stdin ends.
+Result<void> RunOracleRelay(const std::string& socket_path, const std::string& watchdog_path);
 
 inline constexpr int kExitBoxFailed = 125;
 inline constexpr int kExitNotFound = 127;  // no such agent or program

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "launcher/launcher.h"
+#include "launcher/session_plan.h"
 
 namespace corral::launcher::testing {
 

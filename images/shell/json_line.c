@@ -1,5 +1,5 @@
-/* The two JSON lines of the wire format (DESIGN.md, "Wire format shim ⇄
- * oracle"): the request this program writes and the decision it reads. The
+/* The two JSON lines of the wire format (docs/architecture.md, "Wire format:
+ * shim ⇄ oracle"): the request this program writes and the decision it reads. The
  * reader takes any well-formed JSON object and uses its top-level
  * "decision" and "message" strings; anything else is not a decision. No JSON
  * library is used because the ones Debian ships are built against glibc. */

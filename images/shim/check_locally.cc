@@ -1,5 +1,6 @@
 // The shell front's fallback: the host could not be asked, so only what the
-// session's deny list names is refused (DESIGN.md, "The deny list").
+// session's deny list names is refused (docs/deny-list.md, "When the host
+// cannot be asked").
 #include <unistd.h>
 
 #include <cerrno>

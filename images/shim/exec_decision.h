@@ -1,5 +1,5 @@
-// What the exec check decides about one execve (DESIGN.md, "Every exec, not
-// only shell text"), from facts the supervisor gathered: pure, so it is tested
+// What the exec check decides about one execve (docs/exec-check.md, "What
+// happens"), from facts the supervisor gathered: pure, so it is tested
 // without a kernel. Private to the shim.
 #pragma once
 

@@ -1,7 +1,7 @@
 // The oracle seen from the exec check. Presence is asked on a thread of its
 // own when the last answer is older than kFreshMs, so execs never wait for
-// it; a listed exec waits for the oracle's verdict (DESIGN.md: refused when
-// the host cannot be asked within 10 seconds).
+// it; a listed exec waits for the oracle's verdict (docs/exec-check.md,
+// "What happens": refused when the host cannot be asked, here within 10 s).
 #include "images/shim/host_answers.h"
 
 #include <time.h>

@@ -24,8 +24,9 @@ class HostAnswers {
                        std::string_view cwd) = 0;
 };
 
-// The oracle on the unix socket at `socket_path` (DESIGN.md, "Wire format"):
-// `{"v":1,"ask":"watching"}` and an exec as a command from shell "exec".
+// The oracle on the unix socket at `socket_path` (docs/architecture.md, "Wire
+// format: shim ⇄ oracle"): `{"v":1,"ask":"watching"}` and an exec as a
+// command from shell "exec".
 std::unique_ptr<HostAnswers> OracleAnswers(std::string socket_path);
 
 }  // namespace corral::shim

@@ -18,6 +18,7 @@
 #include <fstream>
 #include <thread>
 
+#include "base/report.h"
 #include "launcher/agents/agents.h"
 #include "launcher/engine/engine.h"
 
@@ -142,8 +143,7 @@ std::string FailedStep(const std::string& message) {
 
 Result<void> BuildLayer(Engine& engine, const std::string& tag, const std::string& what,
                         const std::vector<ContextFile>& files, const BuildOptions& options) {
-  std::fprintf(stderr, "corral: building %s (%s) on %s\n", tag.c_str(), what.c_str(),
-               engine.name().c_str());
+  report::Line("corral: building " + tag + " (" + what + ") on " + engine.name());
   auto start = std::chrono::steady_clock::now();
   auto context = ContextTar(files);
   if (!context) return context.error();
@@ -151,7 +151,7 @@ Result<void> BuildLayer(Engine& engine, const std::string& tag, const std::strin
     return Error("the image " + tag + " did not build: " + FailedStep(built.error().message) +
                  "; nothing was tagged, so the next run builds it again");
   }
-  std::fprintf(stderr, "corral: built %s in %.1f s\n", tag.c_str(), SecondsSince(start));
+  report::Line("corral: built " + tag + " in " + report::Seconds(SecondsSince(start)));
   return Ok();
 }
 
@@ -204,11 +204,10 @@ Result<std::string> MakeBaseImage(Engine& engine, const std::string& ca_bundle) 
         break;
       }
     }
-    std::fprintf(stderr,
-                 "corral: no registry gives %s: making %s from this host's package "
-                 "sources (%s) with mmdebstrap, once (%s)\n",
-                 kDebianSlim, tag.c_str(),
-                 sources.empty() ? "apt's default mirror" : sources.c_str(), tarball.c_str());
+    report::Line(std::string("corral: no registry gives ") + kDebianSlim + ": making " + tag +
+                 " from this host's package sources (" +
+                 (sources.empty() ? "apt's default mirror" : sources) + ") with mmdebstrap, once (" +
+                 tarball + ")");
     std::error_code ec;
     fs::create_directories(cache, ec);
     std::vector<std::string> argv = {
@@ -227,9 +226,9 @@ Result<std::string> MakeBaseImage(Engine& engine, const std::string& ca_bundle) 
       if (!ran || ran->exit_status == 0) break;
       AptFailure failure = ReadAptFailure(ran->out);
       if (!failure.transient) break;
-      std::fprintf(stderr, "corral: mmdebstrap could not download from the package mirror:\n");
-      for (const std::string& line : failure.lines) std::fprintf(stderr, "  %s\n", line.c_str());
-      std::fprintf(stderr, "corral: trying again in %d s\n", wait_s);
+      report::Line("corral: mmdebstrap could not download from the package mirror:");
+      for (const std::string& line : failure.lines) report::Line("  " + line);
+      report::Line("corral: trying again in " + std::to_string(wait_s) + " s");
       std::this_thread::sleep_for(std::chrono::seconds(wait_s));
       ran = RunCapture(argv, std::chrono::minutes(20));
     }
@@ -243,12 +242,11 @@ Result<std::string> MakeBaseImage(Engine& engine, const std::string& ca_bundle) 
     }
     fs::rename(tarball + ".part", tarball, ec);
     if (ec) return Error("cannot keep " + tarball + ": " + ec.message());
-    std::fprintf(stderr, "corral: made %s in %.1f s\n", tarball.c_str(), SecondsSince(start));
+    report::Line("corral: made " + tarball + " in " + report::Seconds(SecondsSince(start)));
   }
   UniqueFd tar(::open(tarball.c_str(), O_RDONLY | O_CLOEXEC));
   if (!tar.valid()) return Error::FromErrno("cannot read " + tarball);
-  std::fprintf(stderr, "corral: importing %s into %s as %s\n", tarball.c_str(),
-               engine.name().c_str(), tag.c_str());
+  report::Line("corral: importing " + tarball + " into " + engine.name() + " as " + tag);
   if (auto imported = engine.Import(tar.get(), tag); !imported) return imported.error();
   return tag;
 }

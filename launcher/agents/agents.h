@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "base/base.h"
-#include "launcher/launcher.h"
+#include "launcher/session_plan.h"
 #include "policy/config/config.h"
 
 namespace corral::launcher {

@@ -70,6 +70,10 @@ WordsSplit SplitCommandWords(const CLI::App& app, const std::vector<std::string>
 // Prints "corral: <message>" to stderr, once, and returns `exit_code`.
 int Fail(const Error& error, int exit_code);
 
+// Library code's lines (base/report.h) go to this terminal: news and
+// progress on stderr, a command's answer on stdout (terminal_sink.cc).
+void InstallTerminalSink();
+
 // The closest command name within a small edit distance, or "".
 std::string SuggestCommand(const std::string& typed);
 

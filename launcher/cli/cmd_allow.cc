@@ -1,5 +1,5 @@
-// corral allow: the folders where a run may start unattended (DESIGN.md
-// "Where a background run may start"), kept in corral's state folder.
+// corral allow: the folders where a run may start unattended
+// (docs/sessions.md, "Held runs"), kept in corral's state folder.
 // Allowing a folder releases every run held in it or in a folder inside it.
 #include <cstdlib>
 #include <ctime>
@@ -11,6 +11,7 @@
 #include "launcher/config_import/config_import.h"
 #include "launcher/launcher.h"
 #include "policy/network/network.h"
+#include "launcher/plan/plan.h"
 
 namespace corral::cli {
 namespace {

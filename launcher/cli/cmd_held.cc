@@ -5,6 +5,7 @@
 
 #include "launcher/cli/cli.h"
 #include "launcher/hold/hold.h"
+#include "launcher/launcher.h"
 
 namespace corral::cli {
 namespace {

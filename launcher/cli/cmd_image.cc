@@ -8,6 +8,8 @@
 #include "launcher/agents/agents.h"
 #include "launcher/cli/cli.h"
 #include "launcher/engine/engine.h"
+#include "launcher/plan/plan.h"
+#include "launcher/launcher.h"
 
 namespace corral::cli {
 namespace {

@@ -7,6 +7,7 @@
 #include "launcher/cli/cli.h"
 #include "launcher/hold/hold.h"
 #include "policy/inbox/inbox.h"
+#include "launcher/launcher.h"
 
 namespace corral::cli {
 namespace {

@@ -7,7 +7,6 @@
 
 #include "launcher/cli/cli.h"
 #include "launcher/launcher.h"
-#include "launcher/network_mode/network_mode.h"
 
 namespace corral::cli {
 

@@ -2,7 +2,6 @@
 // mode's sidecar (docs/network-mode.md).
 #include "launcher/cli/cli.h"
 #include "launcher/launcher.h"
-#include "launcher/network_mode/network_mode.h"
 
 namespace corral::cli {
 

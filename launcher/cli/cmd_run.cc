@@ -6,6 +6,7 @@
 
 #include "launcher/cli/cli.h"
 #include "launcher/launcher.h"
+#include "launcher/plan/plan.h"
 
 namespace corral::cli {
 namespace {

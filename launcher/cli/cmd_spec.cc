@@ -5,6 +5,8 @@
 #include "launcher/cli/cli.h"
 #include "launcher/launcher.h"
 #include "launcher/session/session.h"
+#include "launcher/plan/plan.h"
+#include "launcher/render/render.h"
 
 namespace corral::cli {
 namespace {

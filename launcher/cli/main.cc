@@ -22,6 +22,7 @@ int UsageError(const CLI::ParseError& e, const CLI::App& app, int argc, char** a
 
 int main(int argc, char** argv) {
   corral::log::InitLogging();
+  corral::cli::InstallTerminalSink();
   corral::cli::Globals globals;
 
   CLI::App app{"corral: run AI coding agents in containers, with a deny list for unattended shell "

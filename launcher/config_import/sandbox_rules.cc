@@ -4,6 +4,7 @@
 // of the host, and reaches the network only through corral's proxy.
 #include <filesystem>
 
+#include "base/paths.h"
 #include "launcher/config_import/config_import.h"
 #include "policy/network/network.h"
 

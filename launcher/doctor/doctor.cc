@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "launcher/doctor/doctor.h"
+#include "launcher/plan/plan.h"
 
 namespace corral::launcher {
 namespace {

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "launcher/engine/engine.h"
-#include "launcher/launcher.h"
+#include "launcher/session_plan.h"
 #include "policy/config/config.h"
 
 namespace corral::launcher {

@@ -1,8 +1,8 @@
+#include "base/paths.h"
 #include "launcher/engine/engine.h"
 
 #include <filesystem>
 
-#include "launcher/plan/plan.h"
 
 namespace corral::launcher {
 namespace fs = std::filesystem;
@@ -161,7 +161,7 @@ Result<std::vector<std::string>> ContextEntries(const std::string& dir) {
   std::string ignore_name = ".dockerignore";
   if (!fs::exists(dir + "/" + ignore_name, error)) ignore_name = ".containerignore";
   if (!fs::exists(dir + "/" + ignore_name, error)) return std::vector<std::string>{};
-  auto rules = IgnoreRules::Parse(ReadText(dir + "/" + ignore_name));
+  auto rules = IgnoreRules::Parse(ReadWholeFile(dir + "/" + ignore_name).value_or(""));
   if (!rules) return rules.error().Context(dir + "/" + ignore_name);
 
   std::vector<std::string> entries = {"."};

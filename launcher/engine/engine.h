@@ -13,11 +13,14 @@
 #include <string_view>
 #include <vector>
 
-#include <curl/curl.h>
 #include <nlohmann/json.hpp>
 
 #include "base/base.h"
-#include "launcher/launcher.h"
+#include "launcher/session_plan.h"
+
+// libcurl's easy handle, declared as <curl/curl.h> declares it: only the HTTP
+// client's files (engine_http.cc, lazy_curl.cc) include libcurl's header.
+typedef void CURL;  // NOLINT(modernize-use-using): the same declaration as curl.h's
 
 namespace corral::launcher {
 
@@ -71,7 +74,7 @@ std::vector<std::string> ContainersConfFiles(const std::function<const char*(con
                                              const std::string& home);
 
 struct CurlDeleter {
-  void operator()(CURL* curl) const { curl_easy_cleanup(curl); }
+  void operator()(CURL* curl) const;  // curl_easy_cleanup
 };
 using CurlHandle = std::unique_ptr<CURL, CurlDeleter>;
 
@@ -80,9 +83,6 @@ struct HttpResponse {
   std::string body;
   std::map<std::string, std::string> headers;  // names in lower case
 };
-
-// A CURL handle set up for the endpoint (socket, TLS files, timeouts).
-CurlHandle NewHandle(const Endpoint& endpoint, long connect_timeout_ms);
 
 // One request; JSON bodies go with Content-Type: application/json.
 Result<HttpResponse> HttpRequest(const Endpoint& endpoint, const std::string& method,

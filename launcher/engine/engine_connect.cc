@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/report.h"
 #include "launcher/engine/engine.h"
 
 namespace corral::launcher {
@@ -179,8 +180,8 @@ Result<std::optional<Engine>> Engine::Ping(const Endpoint& named, const EngineCh
       return std::optional<Engine>();
     }
     if (!said_waiting) {
-      std::fprintf(stderr, "corral: the engine at %s is starting; waiting for it (up to %d s)\n",
-                   candidate.url.c_str(), wait_seconds);
+      report::Line("corral: the engine at " + candidate.url + " is starting; waiting for it (up to " +
+                   std::to_string(wait_seconds) + " s)");
       said_waiting = true;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(500));

@@ -1,3 +1,4 @@
+#include "base/report.h"
 #include "launcher/engine/engine.h"
 
 #include <fcntl.h>
@@ -116,10 +117,9 @@ Result<std::shared_ptr<EmbeddedPodman>> EmbeddedPodman::Start(const std::string&
   service->endpoint_ = *endpoint;
   service->dir_ = dir;
   service->keeper_ = std::move(*keeper);
-  std::fprintf(stderr,
-               "corral: no container engine answered (%s); running podman system service for "
-               "this session on %s until it ends\n",
-               tried.c_str(), endpoint->url.c_str());
+  report::Line("corral: no container engine answered (" + tried +
+               "); running podman system service for this session on " + endpoint->url +
+               " until it ends");
   auto until = Clock::now() + std::chrono::seconds(kAnswerWithinSeconds);
   for (;;) {
     if (Exists(socket)) {

@@ -14,6 +14,8 @@
 #include <mutex>
 #include <vector>
 
+#include <curl/curl.h>
+
 namespace corral::launcher {
 namespace {
 
@@ -185,13 +187,16 @@ void SetUp(CURL* c, const Endpoint& endpoint, long connect_timeout_ms) {
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 }
 
-}  // namespace
-
+// A CURL handle set up for the endpoint (socket, TLS files, timeouts).
 CurlHandle NewHandle(const Endpoint& endpoint, long connect_timeout_ms) {
   CurlHandle curl(curl_easy_init());
   if (curl) SetUp(curl.get(), endpoint, connect_timeout_ms);
   return curl;
 }
+
+}  // namespace
+
+void CurlDeleter::operator()(CURL* curl) const { curl_easy_cleanup(curl); }
 
 Result<HttpResponse> HttpRequest(const Endpoint& endpoint, const std::string& method,
                                  const std::string& path, const std::string& body,

@@ -1,6 +1,5 @@
 // The engine calls a session makes. Compat (Docker) endpoints serve both
 // engines except create and wait, which use libpod's on Podman.
-#include <curl/curl.h>
 
 #include <chrono>
 #include <cstdio>
@@ -8,8 +7,10 @@
 #include <mutex>
 #include <thread>
 
+#include "base/report.h"
 #include "launcher/engine/engine.h"
 #include "launcher/engine/expect.h"
+#include "launcher/render/render.h"
 
 namespace corral::launcher {
 namespace {
@@ -59,7 +60,7 @@ Result<void> Engine::Pull(const std::string& image) {
     name = image.substr(0, colon);
     tag = image.substr(colon + 1);
   }
-  std::fprintf(stderr, "corral: pulling %s (once)\n", image.c_str());
+  report::Line("corral: pulling " + image + " (once)");
   auto response = Call("POST", "/images/create?fromImage=" + Escape(name) + "&tag=" + Escape(tag));
   if (auto ok = Expect(response, "pull " + image); !ok) return ok;
   // The stream is JSON lines; an error arrives as {"error": ...} with status 200.

@@ -6,6 +6,7 @@
 
 #include "launcher/engine/expect.h"
 #include "launcher/test_util.h"
+#include "launcher/plan/plan.h"
 
 namespace corral::launcher {
 namespace {
@@ -93,6 +94,13 @@ TEST(SubidRace, OnlyPodmansKeepIdMisreadIsTriedAgain) {
   HttpResponse conflict = raced;
   conflict.status = 409;
   EXPECT_FALSE(SubidRace(conflict)) << "only the engine's own failure is tried again";
+}
+
+TEST(Escape, KeepsUnreservedAndPercentEncodesTheRest) {
+  EXPECT_EQ(Escape("corral-ab_1.2~x"), "corral-ab_1.2~x");
+  EXPECT_EQ(Escape("a b/c:d?e&f=g"), "a%20b%2Fc%3Ad%3Fe%26f%3Dg");
+  EXPECT_EQ(Escape("\xc3\xa9\x01"), "%C3%A9%01");
+  EXPECT_EQ(Escape(""), "");
 }
 
 }  // namespace

@@ -2,19 +2,29 @@
 // segment escaped, and an answer judged (the engine's own message on error).
 #pragma once
 
-#include <curl/curl.h>
-
-#include <memory>
 #include <string>
 
 #include "launcher/engine/engine.h"
 
 namespace corral::launcher {
 
+// RFC 3986's percent-encoding: all but letters, digits and -._~ (as curl_escape).
 inline std::string Escape(const std::string& text) {
-  std::unique_ptr<char, void (*)(void*)> out(curl_escape(text.c_str(), static_cast<int>(text.size())),
-                                             curl_free);
-  return out ? out.get() : text;
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(text.size());
+  for (unsigned char c : text) {
+    bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                 c == '-' || c == '.' || c == '_' || c == '~';
+    if (plain) {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
 }
 
 // The engine's own message from an error body ({"message": "..."}), else the body.

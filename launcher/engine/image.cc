@@ -2,7 +2,6 @@
 // (corral run --build DIR), or pulled once. A build shows its progress: one
 // line redrawn on a terminal, a line per step otherwise.
 #include <fcntl.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -10,11 +9,11 @@
 
 #include <cctype>
 #include <chrono>
-#include <cstdio>
 #include <deque>
 #include <optional>
 #include <string>
 
+#include "base/report.h"
 #include "base/unique_fd.h"
 #include "launcher/engine/engine.h"
 
@@ -84,7 +83,7 @@ std::string WithoutEscapes(const std::string& text) {
 // "STEP 2/5: RUN ..." (Podman) move the bar; other output is kept for an error.
 class BuildProgress {
  public:
-  BuildProgress(std::string image, bool tty) : image_(std::move(image)), tty_(tty) {}
+  explicit BuildProgress(std::string image) : image_(std::move(image)), tty_(report::Terminal()) {}
 
   void Message(const nlohmann::json& message) {
     if (!message.contains("stream") || !message["stream"].is_string()) return;
@@ -102,11 +101,10 @@ class BuildProgress {
 
   // Clears the bar; on failure, the last lines of the build's output.
   void Finish(bool ok) {
-    if (tty_ && drawn_) std::fprintf(stderr, "\r\033[K");
+    if (tty_ && drawn_) report::Progress("");
     if (!ok) {
-      for (const auto& line : tail_) std::fprintf(stderr, "  | %s\n", line.c_str());
+      for (const auto& line : tail_) report::Line("  | " + line);
     }
-    std::fflush(stderr);
   }
 
  private:
@@ -131,20 +129,17 @@ class BuildProgress {
     if (!tty_) {
       // A RUN step's whole script would fill the log: its start names it.
       if (what.size() > kStepWidth) what = what.substr(0, kStepWidth - 3) + "...";
-      std::fprintf(stderr, "corral: building %s: step %d/%d: %s\n", image_.c_str(), number,
-                   total, what.c_str());
+      report::Line("corral: building " + image_ + ": step " + std::to_string(number) + "/" +
+                   std::to_string(total) + ": " + what);
       return;
     }
     int filled = kBarWidth * std::min(number, total) / total;
     std::string line = "corral: building " + image_ + " [" + std::string(filled, '#') +
                        std::string(kBarWidth - filled, ' ') + "] " + std::to_string(number) +
                        "/" + std::to_string(total) + " " + what;
-    winsize size{};
-    std::size_t width = ::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0
-                            ? size.ws_col - 1 : 79;
+    auto width = static_cast<std::size_t>(report::Width());
     if (line.size() > width) line.resize(width);
-    std::fprintf(stderr, "\r\033[K%s", line.c_str());
-    std::fflush(stderr);
+    report::Progress(line);
     drawn_ = true;
   }
 
@@ -184,8 +179,7 @@ Result<void> Build(Engine& engine, const std::string& image, const std::string& 
   if (::stat((dir + "/Dockerfile").c_str(), &st) != 0) {
     return Error("--build " + dir + ": there is no Dockerfile in that folder");
   }
-  std::fprintf(stderr, "corral: building %s from %s on %s\n", image.c_str(), dir.c_str(),
-               engine.name().c_str());
+  report::Line("corral: building " + image + " from " + dir + " on " + engine.name());
   auto started = std::chrono::steady_clock::now();
   auto packed = PackContext(dir);
   if (!packed) return packed.error();
@@ -201,7 +195,7 @@ Result<void> Build(Engine& engine, const std::string& image, const std::string& 
   }
   if (!built) return built.error();
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  std::fprintf(stderr, "corral: built %s in %.1f s\n", image.c_str(), seconds);
+  report::Line("corral: built " + image + " in " + report::Seconds(seconds));
   return Ok();
 }
 
@@ -209,7 +203,7 @@ Result<void> Build(Engine& engine, const std::string& image, const std::string& 
 
 Result<void> BuildShowingProgress(Engine& engine, int context_tar, const std::string& tag,
                                   const BuildOptions& options) {
-  BuildProgress progress(tag, ::isatty(STDERR_FILENO));
+  BuildProgress progress(tag);
   auto built = engine.Build(
       context_tar, tag, [&](const nlohmann::json& message) { progress.Message(message); }, options);
   progress.Finish(built.ok());

@@ -41,8 +41,6 @@ struct Curl {
   decltype(&::curl_easy_strerror) easy_strerror = nullptr;
   decltype(&::curl_slist_append) slist_append = nullptr;
   decltype(&::curl_slist_free_all) slist_free_all = nullptr;
-  decltype(&::curl_escape) escape = nullptr;
-  decltype(&::curl_free) free = nullptr;
   decltype(&::curl_share_init) share_init = nullptr;
   CURLSHcode (*share_setopt)(CURLSH*, CURLSHoption, ...) = nullptr;
   bool loaded = false;
@@ -74,7 +72,6 @@ Curl Open() {
                 Bind(library, "curl_easy_strerror", curl.easy_strerror) &&
                 Bind(library, "curl_slist_append", curl.slist_append) &&
                 Bind(library, "curl_slist_free_all", curl.slist_free_all) &&
-                Bind(library, "curl_escape", curl.escape) && Bind(library, "curl_free", curl.free) &&
                 Bind(library, "curl_share_init", curl.share_init) &&
                 Bind(library, "curl_share_setopt", curl.share_setopt);
   if (!curl.loaded) corral::log::error(std::string("libcurl.so.4 lacks a function corral calls (") + ::dlerror() + ")");
@@ -196,14 +193,6 @@ curl_slist* curl_slist_append(curl_slist* list, const char* text) {
 
 void curl_slist_free_all(curl_slist* list) {
   if (list != nullptr) Get().slist_free_all(list);
-}
-
-char* curl_escape(const char* text, int length) {
-  return Get().loaded ? Get().escape(text, length) : nullptr;
-}
-
-void curl_free(void* pointer) {
-  if (pointer != nullptr) Get().free(pointer);
 }
 
 CURLSH* curl_share_init() { return Get().loaded ? Get().share_init() : nullptr; }

@@ -14,7 +14,6 @@
 #include <sstream>
 
 #include "launcher/engine/engine.h"
-#include "launcher/plan/plan.h"
 
 namespace corral::launcher {
 namespace {
@@ -202,8 +201,8 @@ RootlessHost ReadRootlessHost() {
   unsigned uid = ::getuid();
   const passwd* pw = ::getpwuid(uid);
   host.user = pw ? pw->pw_name : std::to_string(uid);
-  host.subuids = SubordinateRanges(ReadText("/etc/subuid"), host.user, uid);
-  host.subgids = SubordinateRanges(ReadText("/etc/subgid"), host.user, uid);
+  host.subuids = SubordinateRanges(ReadWholeFile("/etc/subuid").value_or(""), host.user, uid);
+  host.subgids = SubordinateRanges(ReadWholeFile("/etc/subgid").value_or(""), host.user, uid);
   for (auto [name, found] : {std::pair{"newuidmap", &host.newuidmap},
                              std::pair{"newgidmap", &host.newgidmap}}) {
     std::string path = FindProgram(name);

@@ -8,10 +8,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <iostream>
 #include <memory>
 #include <random>
 
+#include "base/paths.h"
+#include "base/report.h"
 #include "launcher/hold/hold.h"
 #include "launcher/plan/plan.h"
 
@@ -90,17 +91,17 @@ Result<HoldResult> Wait(const std::string& state_dir, const std::string& folder,
   BlockedSignals signals;  // before the record: a Ctrl-C from here on removes it
   HeldRecord record(state_dir, run.id);
   if (auto ok = WriteHeldRecord(state_dir, run); !ok) return ok.error();
-  std::fprintf(stderr,
-               "corral: held: nobody is watching and corral does not know %s; waiting up to %d "
-               "minutes for `%s` (corral held lists waiting runs)\n",
-               folder.c_str(), wait_minutes, AllowHint(folder).c_str());
+  report::Line("corral: held: nobody is watching and corral does not know " + folder +
+               "; waiting up to " + std::to_string(wait_minutes) + " minutes for `" +
+               AllowHint(folder) + "` (corral held lists waiting runs)");
   const std::string known_path = KnownFoldersPath(state_dir);
   FileStamp seen;  // none: the first look reads it (it may have changed since the caller's)
   // Capped at a year, where the clock's nanoseconds would overflow long after.
   const auto deadline = steady_clock::now() + std::chrono::minutes(std::min(wait_minutes, 525'600));
   while (steady_clock::now() < deadline) {
     if (int sig = signals.Wait(milliseconds(250)); sig != 0) {
-      std::fprintf(stderr, "corral: stopped while held in %s (signal %d)\n", folder.c_str(), sig);
+      report::Line("corral: stopped while held in " + folder + " (signal " + std::to_string(sig) +
+                   ")");
       result.exit_code = 128 + sig;
       return result;
     }
@@ -110,14 +111,13 @@ Result<HoldResult> Wait(const std::string& state_dir, const std::string& folder,
     auto known = ReadKnownFolders(state_dir);
     if (known && IsKnown(*known, folder)) {
       result.released_at_ms = NowMs();
-      std::fprintf(stderr, "corral: released: %s was allowed; starting\n", folder.c_str());
+      report::Line("corral: released: " + folder + " was allowed; starting");
       return result;
     }
   }
-  std::fprintf(stderr,
-               "corral: not started: held in %s for %d minutes and nobody allowed it; allow it "
-               "with `%s` and run again\n",
-               folder.c_str(), wait_minutes, AllowHint(folder).c_str());
+  report::Line("corral: not started: held in " + folder + " for " + std::to_string(wait_minutes) +
+               " minutes and nobody allowed it; allow it with `" + AllowHint(folder) +
+               "` and run again");
   result.exit_code = kExitHeld;
   return result;
 }
@@ -133,12 +133,6 @@ struct TimedCheck {
 
 }  // namespace
 
-RunOutcome HeldOutcome(const HoldResult& hold) {
-  RunOutcome outcome;
-  outcome.exit_code = hold.exit_code.value_or(0);
-  return outcome;
-}
-
 std::function<bool()> AskOnce(std::function<bool()> ask) {
   auto answer = std::make_shared<std::optional<bool>>();
   return [ask = std::move(ask), answer] {
@@ -148,7 +142,7 @@ std::function<bool()> AskOnce(std::function<bool()> ask) {
 }
 
 Result<HoldResult> HoldIfUnknown(const policy::Policy& policy, const PlanInput& input,
-                                 const std::vector<std::string>& asked, const RunOptions& options,
+                                 const std::vector<std::string>& asked, const HoldOptions& options,
                                  const std::function<bool()>& watching) {
   TimedCheck timed;
   const std::string cwd = NormalPath(input.cwd);
@@ -175,16 +169,15 @@ Result<HoldResult> HoldIfUnknown(const policy::Policy& policy, const PlanInput& 
     return HoldResult{};
   }
   if (options.print_only) {
-    std::cout << "held: this run would be held (unattended, and corral does not know " << folder
-              << "): it would wait up to " << policy.hold.wait_minutes << " minutes for `"
-              << AllowHint(folder) << "`\n";
+    report::Output("held: this run would be held (unattended, and corral does not know " + folder +
+                   "): it would wait up to " + std::to_string(policy.hold.wait_minutes) +
+                   " minutes for `" + AllowHint(folder) + "`\n");
     return HoldResult{};
   }
   if (policy.hold.wait_minutes <= 0) {
-    std::fprintf(stderr,
-                 "corral: not started: nobody is watching and corral does not know %s "
-                 "(hold.wait_minutes is 0); allow it with `%s` and run again\n",
-                 folder.c_str(), AllowHint(folder).c_str());
+    report::Line("corral: not started: nobody is watching and corral does not know " + folder +
+                 " (hold.wait_minutes is 0); allow it with `" + AllowHint(folder) +
+                 "` and run again");
     HoldResult refused;
     refused.exit_code = kExitHeld;
     return refused;

@@ -1,9 +1,8 @@
-// launcher/hold/: where a run may start (DESIGN.md "Where a background run
-// may start"). Folders that are never a project; the folders corral knows
-// (allowed by name, or where an attended session started), kept in corral's
-// state folder and never read from a project; and the hold: an unattended run
-// in a folder corral does not know waits until it is allowed. Private to
-// launcher/.
+// launcher/hold/: where a run may start (docs/sessions.md, "Held runs").
+// Folders that are never a project; the folders corral knows (allowed by
+// name, or where an attended session started), kept in corral's state folder
+// and never read from a project; and the hold: an unattended run in a folder
+// corral does not know waits until it is allowed. Private to launcher/.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +12,7 @@
 #include <vector>
 
 #include "base/base.h"
-#include "launcher/launcher.h"
+#include "launcher/session_plan.h"
 #include "policy/config/config.h"
 
 namespace corral::launcher {
@@ -90,16 +89,18 @@ struct HoldResult {
   std::string folder;               // the folder it was held in, when held
 };
 inline constexpr int kExitHeld = 75;  // EX_TEMPFAIL: allow the folder and run again
-// The outcome of a run that ended while held (its exit_code).
-RunOutcome HeldOutcome(const HoldResult& hold);
 
 // At the start of every run: refuses a folder that is never a project (an
 // error); an attended run records its folder as known; an unattended one in a
 // folder corral does not know waits for `corral allow` (or, with --print,
 // says it would). `asked` is the command as the user gave it; `watching` is
 // asked only when the folder is unknown.
+struct HoldOptions {
+  bool headless = false;    // corral run --headless: never attended
+  bool print_only = false;  // corral run --print: says, waits for nothing, records nothing
+};
 Result<HoldResult> HoldIfUnknown(const policy::Policy& policy, const PlanInput& input,
-                                 const std::vector<std::string>& asked, const RunOptions& options,
+                                 const std::vector<std::string>& asked, const HoldOptions& options,
                                  const std::function<bool()>& watching);
 
 // `ask` called at most once, the first time the answer is needed.

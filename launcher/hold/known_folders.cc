@@ -3,6 +3,7 @@
 // allow, an attended session in a new folder) under a lock, replaced whole (state_json.cc).
 #include <algorithm>
 
+#include "base/paths.h"
 #include "launcher/hold/hold.h"
 #include "launcher/plan/plan.h"
 

@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "base/paths.h"
 #include "launcher/agents/agents.h"
 #include "launcher/hold/hold.h"
 #include "launcher/plan/plan.h"

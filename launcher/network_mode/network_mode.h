@@ -24,7 +24,7 @@
 
 #include "base/base.h"
 #include "launcher/engine/engine.h"
-#include "launcher/launcher.h"
+#include "launcher/session_plan.h"
 #include "netfilter/netfilter.h"
 
 namespace corral::launcher::network_mode {
@@ -490,22 +490,3 @@ std::string ProjectModeLine(const Layout& layout, const std::string& project_dir
 
 }  // namespace corral::launcher::network_mode
 
-// The commands' entry points (launcher/cli/).
-namespace corral::launcher {
-
-// `corral project-copy in|back SESSION` (hidden, project_copy_trial.cc):
-// the project copied into the session's volume, or the box's changes back
-// (from the saved manifest), without an agent, for the tests.
-struct ProjectCopyTrialOptions {
-  std::string engine, action, session_id, project_dir, image;
-  std::uint32_t uid = 0, gid = 0;
-};
-Result<std::string> ProjectCopyTrial(const policy::Policy& policy,
-                                     const ProjectCopyTrialOptions& options);
-
-// `corral relay --listen PATH` (hidden), in the network mode's sidecar: the
-// shim's questions on PATH go out on stdout, the answers come in on stdin
-// (docs/network-mode.md, "The oracle channel"). Returns when stdin ends.
-Result<void> RunOracleRelay(const std::string& socket_path, const std::string& watchdog_path);
-
-}  // namespace corral::launcher

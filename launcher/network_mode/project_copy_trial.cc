@@ -3,6 +3,7 @@
 // the real engines before a session uses it.
 #include <cstdlib>
 
+#include "launcher/launcher.h"
 #include "launcher/network_mode/network_mode.h"
 
 namespace corral::launcher {

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <map>
 
+#include "launcher/launcher.h"
 #include "launcher/network_mode/network_mode.h"
 
 namespace corral::launcher::network_mode {

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <set>
 
-#include "launcher/launcher.h"
+#include "launcher/session_plan.h"
 #include "launcher/plan/plan.h"
 #include "launcher/test_util.h"
 

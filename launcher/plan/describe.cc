@@ -1,7 +1,8 @@
 // The plan in words: `corral run --print`, and the two lines before the agent.
 #include <sstream>
 
-#include "launcher/launcher.h"
+#include "launcher/session_plan.h"
+#include "launcher/plan/plan.h"
 
 namespace corral::launcher {
 namespace {

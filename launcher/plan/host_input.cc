@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "launcher/launcher.h"
+#include "launcher/session_plan.h"
 #include "launcher/plan/plan.h"
 
 namespace corral::launcher {

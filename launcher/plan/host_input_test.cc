@@ -1,8 +1,9 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
-#include "launcher/launcher.h"
+#include "launcher/session_plan.h"
 #include "launcher/test_util.h"
+#include "launcher/plan/plan.h"
 
 namespace corral::launcher {
 namespace {

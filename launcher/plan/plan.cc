@@ -4,7 +4,8 @@
 
 #include <algorithm>
 
-#include "launcher/launcher.h"
+#include "base/paths.h"
+#include "launcher/session_plan.h"
 #include "launcher/plan/plan.h"
 
 namespace corral::launcher {
@@ -130,27 +131,40 @@ void SortMounts(std::vector<Mount>& mounts) {
                    [&](const Mount& a, const Mount& b) { return depth(a) < depth(b); });
 }
 
-}  // namespace
+// Where the session runs: the folder corral was started in, its repository,
+// the project (the repository's top, else that folder) and the box's HOME.
+struct Place {
+  std::string cwd;
+  GitLayout git;
+  std::string project;
+  std::string home;           // the box's HOME, at the user's home path
+  std::string volume_prefix;  // this project's volumes: corral-SLUG-HASH
+};
 
-Result<SessionPlan> MakePlan(const PlanInput& input) {
-  const policy::Policy& policy = *input.policy;
-  if (input.agent_command.empty()) {
-    return Error("no agent to run: name one (corral run claude) or a command after --");
-  }
-  SessionPlan plan;
-  std::string cwd = NormalPath(input.cwd);
-  GitLayout git = FindGit(cwd);
-  std::string project = git.top.empty() ? cwd : git.top;
+Result<Place> FindPlace(const PlanInput& input) {
+  Place place;
+  place.cwd = NormalPath(input.cwd);
+  place.git = FindGit(place.cwd);
+  place.project = place.git.top.empty() ? place.cwd : place.git.top;
   Folders folders{input.home, input.config_dir, input.state_dir};
-  if (auto ok = CheckProjectFolder(cwd, git, folders); !ok) return ok.error();
+  if (auto ok = CheckProjectFolder(place.cwd, place.git, folders); !ok) return ok.error();
+  // HOME is a per-project volume at the user's home path, so paths match.
+  // (Never under /tmp, where some agents refuse to install helpers.)
+  place.home = input.home.empty() || IsWithin(NormalPath(input.home), "/tmp")
+                   ? "/home/corral"
+                   : NormalPath(input.home);
+  std::string slug = Slug(place.project.substr(place.project.rfind('/') + 1));
+  place.volume_prefix = "corral-" + slug + "-" + ShortHash(place.project);
+  return place;
+}
 
+Result<void> PlanNames(const PlanInput& input, const Place& place, SessionPlan& plan) {
   plan.session_id = input.session_id.empty() ? RandomSessionId() : input.session_id;
-  std::string slug = Slug(project.substr(project.rfind('/') + 1));
-  std::string volume_prefix = "corral-" + slug + "-" + ShortHash(project);
+  std::string slug = Slug(place.project.substr(place.project.rfind('/') + 1));
   plan.container_name = "corral-" + slug + "-" + plan.session_id;
-  plan.project_dir = project;
-  plan.workdir = cwd;
-  plan.image = input.image.empty() ? policy.image : input.image;
+  plan.project_dir = place.project;
+  plan.workdir = place.cwd;
+  plan.image = input.image.empty() ? input.policy->image : input.image;
   if (plan.image.empty()) return Error("no image: set `image` in the config or pass --image");
   plan.session_dir = input.session_dir.empty()
                          ? input.runtime_dir + "/sessions/" + plan.session_id
@@ -160,24 +174,26 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
   plan.uid = input.uid;
   plan.gid = input.gid;
   plan.tty = input.tty;
+  return Ok();
+}
 
-  // HOME is a per-project volume at the user's home path, so paths match.
-  // (Never under /tmp, where some agents refuse to install helpers.)
-  std::string home = input.home.empty() || IsWithin(NormalPath(input.home), "/tmp")
-                         ? "/home/corral"
-                         : NormalPath(input.home);
+// HOME, /tmp, the project and its protections, the extra and the agent's
+// folders, the CA bundle, the session folder, the shim and the shell front.
+// Returns the CA bundle's path in the box ("" when none).
+Result<std::string> PlanMounts(const PlanInput& input, const Place& place, SessionPlan& plan) {
   auto& mounts = plan.mounts;
-  mounts.push_back({MountKind::kVolume, volume_prefix + "-home", home, false, {},
+  mounts.push_back({MountKind::kVolume, place.volume_prefix + "-home", place.home, false, {},
                     "HOME: a volume for this project, kept between sessions"});
   mounts.push_back({MountKind::kTmpfs, "", "/tmp", false,
                     {"noexec", "nosuid", "nodev", "size=1g", "mode=1777"}, "temporary files"});
-  if (auto added = AddProjectMounts(input, project, git, volume_prefix, plan.session_dir, mounts);
+  if (auto added = AddProjectMounts(input, place.project, place.git, place.volume_prefix,
+                                    plan.session_dir, mounts);
       !added) {
     return added.error();
   }
-  if (auto ok = AddExtraMounts(policy.filesystem, mounts); !ok) return ok.error();
+  if (auto ok = AddExtraMounts(input.policy->filesystem, mounts); !ok) return ok.error();
   for (const AgentFolder& folder : input.agent.folders) {
-    std::string target = folder.in_box.rfind("~/", 0) == 0 ? home + folder.in_box.substr(1)
+    std::string target = folder.in_box.rfind("~/", 0) == 0 ? place.home + folder.in_box.substr(1)
                                                             : folder.in_box;
     mounts.push_back(Bind(folder.host, target, false, folder.why));
   }
@@ -197,8 +213,13 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
   mounts.push_back(Bind(input.shell_path, kShellInBox, true,
                         "the shell front: every shell command asks the host first"));
   SortMounts(mounts);
+  return ca_in_box;
+}
 
-  // The shim checks every exec of the agent's processes (docs/exec-check.md).
+// The shim as PID 1, checking every exec of the agent's processes
+// (docs/exec-check.md), then the agent's own command.
+void PlanCommand(const PlanInput& input, SessionPlan& plan) {
+  const policy::Policy& policy = *input.policy;
   std::string exec_check = policy.exec_check == policy::ExecCheck::kRequire ? "require"
                            : policy.exec_check == policy::ExecCheck::kOff   ? "off"
                                                                             : "on";
@@ -213,29 +234,37 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
     if (m.kind == MountKind::kVolume && !m.read_only) OwnVolume(plan, m.target);
   }
   plan.command.insert(plan.command.end(), input.agent_command.begin(), input.agent_command.end());
-  plan.env = BoxEnvironment(input, home, ca_in_box, plan.session_id);
+}
+
+void PlanEnvironment(const PlanInput& input, const Place& place, const std::string& ca_in_box,
+                     SessionPlan& plan) {
+  plan.env = BoxEnvironment(input, place.home, ca_in_box, plan.session_id);
   // A recipe's value "~" or "~/x" is the box's HOME.
   for (const std::string& entry : input.agent.env) {
     std::size_t eq = entry.find('=');
     std::string value = eq == std::string::npos ? "" : entry.substr(eq + 1);
-    if (value == "~" || value.rfind("~/", 0) == 0) value = home + value.substr(1);
+    if (value == "~" || value.rfind("~/", 0) == 0) value = place.home + value.substr(1);
     plan.env.push_back(entry.substr(0, eq) + "=" + value);
   }
-  for (const auto* names : {&policy.pass, &input.agent.variables}) {
+  for (const auto* names : {&input.policy->pass, &input.agent.variables}) {
     for (const std::string& name : *names) {
       const char* value = input.getenv ? input.getenv(name.c_str()) : nullptr;
       bool listed = std::find(plan.passed_by_name.begin(), plan.passed_by_name.end(), name) !=
                     plan.passed_by_name.end();
       if (!value || listed) continue;
       plan.passed_by_name.push_back(name);
-      if (names != &policy.pass) plan.env.push_back(name + "=" + value);
+      if (names != &input.policy->pass) plan.env.push_back(name + "=" + value);
     }
   }
   UseStandIns(plan);
   UseGitCredentials(plan);
+}
 
-  plan.allowed_domains = policy.network.allowed_domains;  // checked when loaded
-  std::string repo = git.common_dir.empty() ? git.git_dir : git.common_dir;
+// The hosts the proxy lets out (the project's git host among them), and the
+// ones refused last time that are still not allowed.
+void PlanNetwork(const PlanInput& input, const Place& place, SessionPlan& plan) {
+  plan.allowed_domains = input.policy->network.allowed_domains;  // checked when loaded
+  std::string repo = place.git.common_dir.empty() ? place.git.git_dir : place.git.common_dir;
   AllowHosts(input, repo.empty() ? "" : ReadText(repo + "/config"), plan);
   std::map<std::string, std::uint64_t> still_refused;
   for (const auto& [host, times] : input.last_refused_hosts) {
@@ -247,12 +276,15 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
   if (!still_refused.empty()) {
     plan.notes.push_back("in this project's last session " + RefusedHostsLine(still_refused));
   }
-  plan.deny_list = policy.deny_unattended;
+}
 
+// The system-call profile, the limits and the /proc and /sys paths hidden.
+Result<void> PlanConfinement(const PlanInput& input, SessionPlan& plan) {
+  const policy::Policy& policy = *input.policy;
+  plan.deny_list = policy.deny_unattended;
   auto seccomp = SeccompJson(policy.seccomp, plan.exec_gate);
   if (!seccomp) return seccomp.error();
   plan.seccomp = std::move(*seccomp);
-
   plan.limits.pids = policy.limits.pids;
   auto memory = ParseMemory(policy.limits.memory);
   if (!memory) return memory.error();
@@ -269,8 +301,12 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
                        "/proc/sched_debug", "/proc/scsi", "/sys/firmware",
                        "/sys/devices/virtual/powercap"};
   plan.readonly_paths = {"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"};
+  return Ok();
+}
+
+void PlanLabels(const PlanInput& input, const Place& place, SessionPlan& plan) {
   plan.labels = {{kLabelSession, plan.session_id},
-                 {"corral.project", project},
+                 {"corral.project", place.project},
                  {"corral.agent", input.agent_command.front()}};
   plan.published = input.published;
   if (!plan.published.empty()) {
@@ -280,6 +316,25 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
     }
     plan.labels["corral.publish"] = ports;
   }
+}
+
+}  // namespace
+
+Result<SessionPlan> MakePlan(const PlanInput& input) {
+  if (input.agent_command.empty()) {
+    return Error("no agent to run: name one (corral run claude) or a command after --");
+  }
+  auto place = FindPlace(input);
+  if (!place) return place.error();
+  SessionPlan plan;
+  if (auto ok = PlanNames(input, *place, plan); !ok) return ok.error();
+  auto ca_in_box = PlanMounts(input, *place, plan);
+  if (!ca_in_box) return ca_in_box.error();
+  PlanCommand(input, plan);
+  PlanEnvironment(input, *place, *ca_in_box, plan);
+  PlanNetwork(input, *place, plan);
+  if (auto ok = PlanConfinement(input, plan); !ok) return ok.error();
+  PlanLabels(input, *place, plan);
   return plan;
 }
 

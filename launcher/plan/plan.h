@@ -1,10 +1,11 @@
 // launcher/plan/: what the plan is made from: facts about the project folder
 // (read as text), small pure values, and the seccomp profile as JSON. Private
-// to launcher/; the plan itself is in launcher.h.
+// to launcher/; the plan's data is in launcher/session_plan.h.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -14,10 +15,44 @@
 
 #include "base/base.h"
 #include "launcher/autorun/autorun.h"
-#include "launcher/launcher.h"
+#include "launcher/session_plan.h"
 #include "policy/config/config.h"
 
 namespace corral::launcher {
+
+// The session plan from its input: reads the project folder as text and
+// writes nothing.
+Result<SessionPlan> MakePlan(const PlanInput& input);
+
+// The PlanInput for this process: uid, home, folders, limits, CA bundle, shim.
+PlanInput HostPlanInput(const policy::Policy& policy);
+
+// Hosts allowed for one project's sessions (corral allow --host NAME
+// --project), kept in <state_dir>/project-hosts.json, never in the project.
+using ProjectHosts = std::map<std::string, std::vector<std::string>>;
+std::string ProjectHostsPath(const std::string& state_dir);
+Result<ProjectHosts> ReadProjectHosts(const std::string& state_dir);
+// False when it was there already.
+Result<bool> AddProjectHost(const std::string& state_dir, const std::string& project,
+                            const std::string& host);
+// The project folder a session started in `cwd` has: its git top, or itself.
+std::string ProjectFolderOf(const std::string& cwd);
+// The hosts the proxy refused in the project's last session, with counts
+// (<state_dir>/refused-hosts.json; none forgets the project).
+Result<void> RememberRefusedHosts(const std::string& state_dir, const std::string& project,
+                                  const std::string& session,
+                                  const std::map<std::string, std::uint64_t>& hosts);
+std::map<std::string, std::uint64_t> LastRefusedHosts(const std::string& state_dir,
+                                                      const std::string& project);
+
+// The plan in words, a line per fact, for `corral run --print`.
+std::string DescribePlan(const SessionPlan& plan);
+
+// The two lines said before the agent starts.
+std::string Summary(const SessionPlan& plan, const std::string& engine_name);
+// "the proxy refused a.com (3 times), ...; to allow one ...: corral allow
+// --host NAME [--project]", or "".
+std::string RefusedHostsLine(const std::map<std::string, std::uint64_t>& refused_hosts);
 
 // Facts about the project folder, read from disk as text (never by running
 // git on the host). Private to launcher/.
@@ -99,8 +134,6 @@ struct Folders {
 Result<void> CheckProjectFolder(const std::string& cwd, const GitLayout& git,
                                 const Folders& folders);
 
-// Lexically normal absolute path: no trailing '/', no "." or "..".
-std::string NormalPath(const std::string& path);
 
 // A small JSON file in corral's state folder that several corral processes
 // update (state_json.cc). Read: null when there is none; text that is not
@@ -111,8 +144,6 @@ std::string NormalPath(const std::string& path);
 Result<nlohmann::json> ReadStateJson(const std::string& path);
 Result<void> UpdateStateJson(const std::string& path,
                              const std::function<Result<bool>(nlohmann::json&)>& change);
-// True when `path` is `dir` or inside it.
-bool IsWithin(const std::string& path, const std::string& dir);
 
 // Small pure pieces of the plan: sizes, CPU shares, names, environment.
 // Private to launcher/.

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "launcher/launcher.h"
+#include "base/paths.h"
+#include "launcher/session_plan.h"
 #include "launcher/plan/plan.h"
 #include "launcher/test_util.h"
 #include "netfilter/netfilter.h"
@@ -395,25 +396,6 @@ TEST(Plan, HardeningEnvironmentAndCommand) {
   EXPECT_EQ(Find(*plan, kShellInBox)->source, tree.File("bin/corral-shell"));
   EXPECT_TRUE(plan->seccomp.contains("syscalls"));
   for (const auto& u : plan->ulimits) EXPECT_LE(u.hard, 8192u);
-}
-
-TEST(Plan, SessionFolderPutsTheShellFrontUnderEveryShellName) {
-  TempTree tree;
-  auto policy = TestPolicy();
-  auto plan = MakePlan(TestInput(policy, tree, tree.Dir("p")));
-  ASSERT_TRUE(plan) << plan.error().message;
-  plan->session_dir = tree.Dir("session");
-  plan->seccomp_path = plan->session_dir + "/seccomp.json";
-  ASSERT_TRUE(PrepareSessionDir(*plan));
-  // Mount points for the two programs, and relative links that resolve in the box.
-  EXPECT_TRUE(std::filesystem::is_regular_file(plan->session_dir + "/bin/corral-shell"));
-  EXPECT_TRUE(std::filesystem::is_regular_file(plan->session_dir + "/bin/corral-shim"));
-  for (const char* name : kShellNames) {
-    EXPECT_EQ(std::filesystem::read_symlink(plan->session_dir + "/bin/" + name), "corral-shell")
-        << name;
-  }
-  RemoveSessionDir(*plan);
-  EXPECT_FALSE(std::filesystem::exists(plan->session_dir));
 }
 
 TEST(Plan, MountsComeParentsFirst) {

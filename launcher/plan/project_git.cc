@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "base/paths.h"
 #include "launcher/plan/plan.h"
 
 namespace corral::launcher {
@@ -17,18 +18,6 @@ bool IsDigits(const std::string& s) {
 }  // namespace
 
 std::string ReadText(const std::string& path) { return ReadWholeFile(path).value_or(""); }
-
-std::string NormalPath(const std::string& path) {
-  std::string normal = fs::path(path).lexically_normal().string();
-  while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
-  return normal;
-}
-
-bool IsWithin(const std::string& path, const std::string& dir) {
-  if (dir == "/") return true;
-  return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
-                         path[dir.size()] == '/');
-}
 
 GitLayout FindGit(const std::string& dir) {
   GitLayout git;

@@ -1,4 +1,5 @@
 // Folders the box refuses to share, each with what to do instead.
+#include "base/paths.h"
 #include "launcher/plan/plan.h"
 
 namespace corral::launcher {

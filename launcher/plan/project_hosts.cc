@@ -4,7 +4,8 @@
 // session was refused (named again by the next session's start and --print).
 #include <algorithm>
 
-#include "launcher/launcher.h"
+#include "base/paths.h"
+#include "launcher/session_plan.h"
 #include "launcher/plan/plan.h"
 
 namespace corral::launcher {

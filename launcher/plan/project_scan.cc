@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "base/paths.h"
 #include "launcher/plan/plan.h"
 
 namespace corral::launcher {

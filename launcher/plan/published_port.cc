@@ -1,7 +1,7 @@
 // corral run --publish [HOST_ADDR:]HOST_PORT:BOX_PORT, read and written.
 #include <arpa/inet.h>
 
-#include "launcher/launcher.h"
+#include "launcher/session_plan.h"
 
 namespace corral::launcher {
 namespace {

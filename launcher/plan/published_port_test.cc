@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "launcher/launcher.h"
+#include "launcher/session_plan.h"
 #include "launcher/plan/plan.h"
 #include "launcher/test_util.h"
 

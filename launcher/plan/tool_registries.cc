@@ -1,6 +1,6 @@
 // The package registries the user's own tools on this host are set up to use
 // (npm, pip, cargo, go), so a company mirror works in the box with no extra
-// setting (DESIGN.md "The box"). Read as text at session start; nothing runs.
+// setting (docs/sessions.md, "A boxed session"). Read as text at session start; nothing runs.
 #include <sstream>
 
 #include "launcher/plan/plan.h"

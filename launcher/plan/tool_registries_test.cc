@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "launcher/launcher.h"
+#include "launcher/session_plan.h"
 #include "launcher/plan/plan.h"
 #include "launcher/test_util.h"
 

@@ -1,5 +1,5 @@
 // SessionPlan → the body of POST /containers/create (Docker Engine API >= 1.41).
-#include "launcher/launcher.h"
+#include "launcher/render/render.h"
 
 namespace corral::launcher::docker {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "launcher/launcher.h"
+#include "launcher/render/render.h"
 
 namespace corral::launcher::kubernetes {
 

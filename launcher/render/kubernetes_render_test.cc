@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "launcher/launcher.h"
+#include "launcher/render/render.h"
 #include "launcher/network_mode/network_mode.h"
 #include "launcher/plan/plan.h"
 #include "launcher/render/kubernetes_parts.h"

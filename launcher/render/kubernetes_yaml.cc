@@ -4,7 +4,7 @@
 #include <cctype>
 #include <sstream>
 
-#include "launcher/launcher.h"
+#include "launcher/render/render.h"
 
 namespace corral::launcher::kubernetes {
 namespace {

@@ -1,7 +1,7 @@
 // SessionPlan → Podman's SpecGenerator, the body of
 // POST /v4.0.0/libpod/containers/create. Podman reads the seccomp profile
 // from a path on its host: the session folder's seccomp.json.
-#include "launcher/launcher.h"
+#include "launcher/render/render.h"
 
 namespace corral::launcher::libpod {
 namespace {

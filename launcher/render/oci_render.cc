@@ -1,7 +1,7 @@
 // SessionPlan → OCI runtime config.json, the spec of record. Runs unchanged
 // under `runc run --bundle` (root.path "rootfs"); named volumes become binds
 // of folders under plan.volume_root.
-#include "launcher/launcher.h"
+#include "launcher/render/render.h"
 
 namespace corral::launcher::oci {
 namespace {

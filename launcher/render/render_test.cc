@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
-#include "launcher/launcher.h"
+#include "launcher/session_plan.h"
 #include "launcher/test_util.h"
+#include "launcher/plan/plan.h"
+#include "launcher/render/render.h"
 
 namespace corral::launcher {
 namespace {

@@ -3,6 +3,7 @@
 // held for `corral review` and the host's versions put back.
 #include <sys/stat.h>
 
+#include "launcher/network_mode/network_mode.h"
 #include "launcher/session/session.h"
 
 namespace corral::launcher {

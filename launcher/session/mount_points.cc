@@ -16,6 +16,7 @@
 #include <map>
 #include <thread>
 
+#include "base/paths.h"
 #include "base/log.h"
 #include "launcher/plan/plan.h"
 #include "launcher/session/session.h"

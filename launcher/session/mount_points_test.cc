@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/paths.h"
 #include "launcher/plan/plan.h"
 #include "launcher/session/session.h"
 #include "launcher/test_util.h"

@@ -9,9 +9,11 @@
 #include <future>
 #include <sstream>
 
+#include "base/report.h"
 #include "launcher/agents/agents.h"
 #include "launcher/network_mode/network_mode.h"
 #include "launcher/plan/plan.h"
+#include "launcher/session/network_session.h"
 #include "launcher/session/session.h"
 
 namespace corral::launcher {
@@ -141,54 +143,49 @@ Result<network_mode::SidecarProxy> SidecarProxyFor(const SessionPlan& plan,
 
 }  // namespace
 
-Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, SessionPlan& plan,
-                                                                const HostPaths& host,
-                                                                const SidecarInput& sidecar) {
-  auto sidecar_proxy = SidecarProxyFor(plan, sidecar);
-  if (!sidecar_proxy) return sidecar_proxy.error();
-  std::unique_ptr<NetworkSession> session(new NetworkSession(engine, plan.session_id));
-  session->box_ = plan.container_name;
+namespace {
+
+Result<SidecarMaterials> ImageAndFiles(Engine& engine, const SessionPlan& plan,
+                                       const HostPaths& host, std::string session_ca_pem) {
   std::error_code ec;
   std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec) return Error("cannot find corral's own program: " + ec.message());
-  // The session's files are read while the engine is asked for the image.
-  auto reading = std::async(std::launch::async, [&plan, &host, ca = sidecar_proxy->logins.ca_pem] {
+  auto reading = std::async(std::launch::async, [&plan, &host, ca = std::move(session_ca_pem)] {
     return FilesOf(plan, host, ca);
   });
   auto image = EnsureCorralImage(engine, CORRAL_VERSION, self, host.ca_bundle, host.shim,
                                  host.shell);
-  if (!image) return image.error().Context("the proxy sidecar's image");
   auto files = reading.get();
+  if (!image) return image.error().Context("the proxy sidecar's image");
   if (!files) return files.error();
-  // The project is bound only when the engine sees it at the same path
-  // (CORRAL_PROJECT_SHARED=1: a CI runner's build folder shared with its
-  // Docker-in-Docker service); a local engine does. Else (or with
-  // CORRAL_PROJECT_SHARED=0) it is copied into a volume of its own, and
-  // back at the end.
+  return SidecarMaterials{std::move(*image), std::move(*files)};
+}
+
+// The project is bound only when the engine sees it at the same path
+// (CORRAL_PROJECT_SHARED=1: a CI runner's build folder shared with its
+// Docker-in-Docker service); a local engine does. Else (or with
+// CORRAL_PROJECT_SHARED=0) it is copied into a volume of its own, and back
+// at the end.
+bool EngineSeesProject(const Engine& engine) {
   const char* shared = std::getenv("CORRAL_PROJECT_SHARED");
-  bool visible = shared != nullptr && *shared != '\0' ? std::string(shared) == "1"
-                                                       : !engine.remote();
-  // First the two volumes (the agent's plan names their folders), the
-  // project scanned and its manifest saved on the way.
-  std::future<Result<network_mode::CopyIn>> preparing;
-  if (!visible) {
-    preparing = std::async(std::launch::async, [&engine, &plan, layout = session->layout_,
-                                                image = *image] {
-      return network_mode::PrepareCopyIn(engine, layout, plan.project_dir, image, plan.uid,
-                                         plan.gid);
-    });
-  }
-  auto volume = network_mode::MakeSessionVolume(engine, session->layout_);
-  session->up_ = static_cast<bool>(volume);  // from here the destructor tears down
+  return shared != nullptr && *shared != '\0' ? std::string(shared) == "1" : !engine.remote();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, SessionPlan& plan,
+                                                                const HostPaths& host,
+                                                                const SidecarInput& sidecar) {
+  auto proxy = SidecarProxyFor(plan, sidecar);
+  if (!proxy) return proxy.error();
+  std::unique_ptr<NetworkSession> session(new NetworkSession(engine, plan.session_id));
+  session->box_ = plan.container_name;
+  auto materials = ImageAndFiles(engine, plan, host, proxy->logins.ca_pem);
+  if (!materials) return materials.error();
+  const bool visible = EngineSeesProject(engine);
   std::optional<network_mode::CopyIn> copy;
-  if (preparing.valid()) {
-    auto prepared = preparing.get();
-    if (!prepared) return prepared.error();
-    // Not landed yet: unless it lands, the session discards it (CopyBack).
-    session->manifest_ = prepared->manifest;
-    copy = std::move(*prepared);
-  }
-  if (!volume) return volume.error().Context("set up the network mode");
+  auto volume = session->MakeVolumes(plan, materials->image, visible, copy);
+  if (!volume) return volume.error();
   std::string project_on_engine;
   if (copy) {
     project_on_engine = copy->manifest.mountpoint;
@@ -202,40 +199,18 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
                            source.rfind(project_on_engine, 0) == 0);
       });
   if (!agent) return agent.error();
-
-  // Then the sidecar is made and the files go into both volumes, while
-  // Docker makes the agent's box: its binds from the volumes are checked
-  // when it starts (kLateSource), and it starts only once they are filled
-  // (AwaitFilled). Podman checks them when the box is made, and puts the
-  // session's files into the volume at the sidecar's first start
-  // (kSessionFillPath): there the box waits for both.
   // On Docker the copier fills both volumes with one PUT (CopyIn::session_tar).
   const bool one_put = copy && !engine.podman();
-  if (one_put) {
-    // The shim and the shell are in it already, from the corral image.
-    auto tar = network_mode::SessionVolumeTar(*files, std::time(nullptr),
-                                              network_mode::kCopierSessionMount,
-                                              /*programs=*/false);
-    if (!tar) return Error("the session's files do not fit a tar header");
-    copy->session_tar = std::move(*tar);
+  if (auto ok = session->StartFilling(plan, std::move(*materials), std::move(*proxy),
+                                      std::move(copy), one_put);
+      !ok) {
+    return ok.error();
   }
-  session->sidecar_made_ =
-      std::async(std::launch::async, [&engine, layout = session->layout_, sidecar_plan = plan,
-                                      files = std::move(*files), image = *image,
-                                      fill = !one_put,
-                                      proxy = std::move(*sidecar_proxy)]() -> Result<void> {
-        auto made =
-            network_mode::MakeSidecar(engine, sidecar_plan, layout, files, image, fill, proxy);
-        if (!made) return made.error().Context("set up the network mode");
-        return Ok();
-      }).share();
-  if (copy) {
-    session->project_filled_ =
-        std::async(std::launch::async, [&engine, layout = session->layout_,
-                                        copy = std::move(*copy)] {
-          return network_mode::FillCopyIn(engine, layout, copy);
-        }).share();
-  }
+  // Docker checks the box's binds from the volumes when it starts
+  // (kLateSource), and it starts only once they are filled (AwaitFilled).
+  // Podman checks them when the box is made, and puts the session's files
+  // into the volume at the sidecar's first start (kSessionFillPath): there
+  // the box waits for both.
   bool all_late = true;
   for (const Mount& m : agent->mounts) {
     if (HasOption(m, kLateSource) && !DockerLateBind(m)) all_late = false;
@@ -251,51 +226,109 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
   }
   // The sidecar starts and the relay comes up while the agent's box is made
   // and started: the shim in it waits for the relay (kRelayWaitMs), and
-  // RunBox waits for this before the box's output. The copy is read back
-  // while the sidecar starts, before the relay listens: the agent runs only
-  // on a copy that landed.
+  // RunBox waits for this before the box's output.
   session->relay_ = std::async(std::launch::async, [s = session.get(), started_first, one_put,
                                                     // their own copies, for this thread
                                                     made = session->sidecar_made_,
                                                     filled = session->project_filled_,
                                                     oracle = plan.session_dir + "/" +
-                                                             kOracleSocket]() -> Result<void> {
-    if (auto ok = made.get(); !ok) return ok.error();
-    // The sidecar's sockets are in the relay volume: it starts, and the
-    // relay in it, while the session volume may still be filling and the
-    // copy is read back. The relay listens only once told (OracleChannel::
-    // Start), after the read-back.
-    auto relay = std::async(std::launch::async,
-                            [s, started_first]() -> Result<std::unique_ptr<RawConnection>> {
-                              if (!started_first) {
-                                auto ok = network_mode::StartSidecar(s->engine_, s->layout_);
-                                if (!ok) return ok.error();
-                              }
-                              return network_mode::OracleChannel::StartRelay(s->engine_,
-                                                                             s->layout_);
-                            });
-    Result<void> checked = filled.valid() ? filled.get() : Ok();
-    if (checked && s->manifest_) {
-      checked = network_mode::CheckCopiedIn(s->engine_, s->layout_, *s->manifest_);
-      if (checked) checked = network_mode::MarkLanded(*s->manifest_);
-      // It holds the session volume, which the teardown removes while the
-      // copy-back runs: the copy-back makes a copier of its own.
-      if (checked && one_put) (void)s->engine_.Remove(s->layout_.copier);
-    }
-    auto stream = relay.get();
-    if (!stream) return stream.error();
-    if (!checked) {
-      return checked.error().Context("copy the project into the volume " +
-                                     s->layout_.project_volume);
-    }
-    auto channel = network_mode::OracleChannel::Start(std::move(*stream), oracle);
-    if (!channel) return channel.error();
-    s->channel_ = std::move(*channel);
-    return Ok();
+                                                             kOracleSocket] {
+    return s->ConnectRelay(made, filled, started_first, one_put, oracle);
   });
   session->deny_list_ = std::make_unique<network_mode::DenyListSender>(engine, session->layout_);
   plan = std::move(*agent);
   return session;
+}
+
+Result<std::string> NetworkSession::MakeVolumes(const SessionPlan& plan, const std::string& image,
+                                                bool visible,
+                                                std::optional<network_mode::CopyIn>& copy) {
+  // The project is scanned and its manifest saved while the session volume
+  // is made (the agent's plan names both volumes' folders).
+  std::future<Result<network_mode::CopyIn>> preparing;
+  if (!visible) {
+    preparing = std::async(std::launch::async, [this, &plan, image] {
+      return network_mode::PrepareCopyIn(engine_, layout_, plan.project_dir, image, plan.uid,
+                                         plan.gid);
+    });
+  }
+  auto volume = network_mode::MakeSessionVolume(engine_, layout_);
+  up_ = static_cast<bool>(volume);  // from here the destructor tears down
+  if (preparing.valid()) {
+    auto prepared = preparing.get();
+    if (!prepared) return prepared.error();
+    // Not landed yet: unless it lands, the session discards it (CopyBack).
+    manifest_ = prepared->manifest;
+    copy = std::move(*prepared);
+  }
+  if (!volume) return volume.error().Context("set up the network mode");
+  return *volume;
+}
+
+Result<void> NetworkSession::StartFilling(const SessionPlan& plan, SidecarMaterials materials,
+                                          network_mode::SidecarProxy proxy,
+                                          std::optional<network_mode::CopyIn> copy,
+                                          bool one_put) {
+  if (one_put) {
+    // The shim and the shell are in it already, from the corral image.
+    auto tar = network_mode::SessionVolumeTar(materials.files, std::time(nullptr),
+                                              network_mode::kCopierSessionMount,
+                                              /*programs=*/false);
+    if (!tar) return Error("the session's files do not fit a tar header");
+    copy->session_tar = std::move(*tar);
+  }
+  sidecar_made_ =
+      std::async(std::launch::async, [this, sidecar_plan = plan, materials = std::move(materials),
+                                      fill = !one_put, proxy = std::move(proxy)]() -> Result<void> {
+        auto made = network_mode::MakeSidecar(engine_, sidecar_plan, layout_, materials.files,
+                                              materials.image, fill, proxy);
+        if (!made) return made.error().Context("set up the network mode");
+        return Ok();
+      }).share();
+  if (copy) {
+    project_filled_ = std::async(std::launch::async, [this, copy = std::move(*copy)] {
+                        return network_mode::FillCopyIn(engine_, layout_, copy);
+                      }).share();
+  }
+  return Ok();
+}
+
+// The copy is read back while the sidecar starts, before the relay listens:
+// the agent runs only on a copy that landed.
+Result<void> NetworkSession::ConnectRelay(const std::shared_future<Result<void>>& made,
+                                          const std::shared_future<Result<void>>& filled,
+                                          bool started_first, bool one_put,
+                                          const std::string& oracle_socket) {
+  if (auto ok = made.get(); !ok) return ok.error();
+  // The sidecar's sockets are in the relay volume: it starts, and the relay
+  // in it, while the session volume may still be filling and the copy is
+  // read back. The relay listens only once told (OracleChannel::Start),
+  // after the read-back.
+  auto relay = std::async(std::launch::async,
+                          [this, started_first]() -> Result<std::unique_ptr<RawConnection>> {
+                            if (!started_first) {
+                              auto ok = network_mode::StartSidecar(engine_, layout_);
+                              if (!ok) return ok.error();
+                            }
+                            return network_mode::OracleChannel::StartRelay(engine_, layout_);
+                          });
+  Result<void> checked = filled.valid() ? filled.get() : Ok();
+  if (checked && manifest_) {
+    checked = network_mode::CheckCopiedIn(engine_, layout_, *manifest_);
+    if (checked) checked = network_mode::MarkLanded(*manifest_);
+    // It holds the session volume, which the teardown removes while the
+    // copy-back runs: the copy-back makes a copier of its own.
+    if (checked && one_put) (void)engine_.Remove(layout_.copier);
+  }
+  auto stream = relay.get();
+  if (!stream) return stream.error();
+  if (!checked) {
+    return checked.error().Context("copy the project into the volume " + layout_.project_volume);
+  }
+  auto channel = network_mode::OracleChannel::Start(std::move(*stream), oracle_socket);
+  if (!channel) return channel.error();
+  channel_ = std::move(*channel);
+  return Ok();
 }
 
 Result<void> NetworkSession::AwaitFilled() {
@@ -338,8 +371,7 @@ void NetworkSession::End(SessionRecord& record) {
       if (!line.empty() && line.front() == '{') record.Network(line);
     }
   } else {
-    std::fprintf(stderr, "corral: %s (the record lacks the proxy's decisions)\n",
-                 log.error().message.c_str());
+    report::Line("corral: " + log.error().message + " (the record lacks the proxy's decisions)");
   }
   TearDown();
   copy_back.get();
@@ -352,8 +384,8 @@ void NetworkSession::TearDown() {
   Result<void> ok = RemoveBox();
   if (ok) ok = network_mode::TearDown(engine_, layout_);
   if (!ok) {
-    std::fprintf(stderr, "corral: %s (remove it with: corral stop %s)\n",
-                 ok.error().message.c_str(), layout_.session_id.c_str());
+    report::Line("corral: " + ok.error().message + " (remove it with: corral stop " +
+                 layout_.session_id + ")");
   }
 }
 
@@ -367,8 +399,8 @@ void NetworkSession::CopyBack() {
     // would read what is missing as deleted.
     (void)RemoveBox();
     if (auto gone = network_mode::DiscardCopyIn(engine_, layout_); !gone) {
-      std::fprintf(stderr, "corral: %s (corral stop %s removes it)\n",
-                   gone.error().message.c_str(), layout_.session_id.c_str());
+      report::Line("corral: " + gone.error().message + " (corral stop " + layout_.session_id +
+                   " removes it)");
     }
     manifest_.reset();
   }
@@ -380,13 +412,12 @@ void NetworkSession::CopyBack() {
     auto report = network_mode::CopyProjectBack(engine_, layout_, *manifest_);
     if (report) {
       std::string lines = network_mode::DescribeCopyBack(*report, layout_.session_id);
-      if (!lines.empty()) std::fprintf(stderr, "%s", lines.c_str());
+      if (!lines.empty() && lines.back() == '\n') lines.pop_back();
+      if (!lines.empty()) report::Line(lines);
     } else {
-      std::fprintf(stderr,
-                   "corral: %s; the box's work is kept in volume %s: corral stop %s copies it "
-                   "back\n",
-                   report.error().message.c_str(), layout_.project_volume.c_str(),
-                   layout_.session_id.c_str());
+      report::Line("corral: " + report.error().message + "; the box's work is kept in volume " +
+                   layout_.project_volume + ": corral stop " + layout_.session_id +
+                   " copies it back");
     }
   }
 }

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "launcher/session/session.h"
+#include "launcher/session/network_session.h"
 
 namespace corral::launcher {
 namespace {

@@ -11,6 +11,8 @@
 
 #include "launcher/hold/hold.h"
 #include "launcher/session/session.h"
+#include "launcher/plan/plan.h"
+#include "launcher/launcher.h"
 
 namespace corral::launcher {
 std::vector<nlohmann::json> HoldEvents(const std::string& folder, std::int64_t since_ms,

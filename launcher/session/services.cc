@@ -3,6 +3,7 @@
 
 #include "launcher/session/session.h"
 #include "policy/presence/presence.h"
+#include "launcher/launcher.h"
 
 namespace corral::launcher {
 

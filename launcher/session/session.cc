@@ -5,10 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <iostream>
 
+#include "base/report.h"
 #include "launcher/session/session.h"
+#include "launcher/session/network_session.h"
 #include "launcher/agents/agents.h"
 #include "launcher/engine/engine.h"
 #include "launcher/hold/hold.h"
@@ -30,10 +30,9 @@ class Cleanup {
     if (box_gone) mount_points_.RemoveMade();
     // The box is gone: nothing can write the file again before it goes.
     if (!commondir_.empty() && ::unlink(commondir_.c_str()) == 0) {
-      std::fprintf(stderr,
-                   "corral: removed %s, which the box wrote: it would have made git on this "
-                   "machine take its hooks and config from another folder\n",
-                   commondir_.c_str());
+      report::Line("corral: removed " + commondir_ +
+                   ", which the box wrote: it would have made git on this machine take its "
+                   "hooks and config from another folder");
     }
     if (reaper_) reaper_->Done();
     RemoveSessionDir(plan_);
@@ -42,8 +41,8 @@ class Cleanup {
   bool RemoveBox() {
     if (engine_ && !container_.empty()) {
       if (auto ok = engine_->Remove(container_); !ok) {
-        std::fprintf(stderr, "corral: %s (remove it with: corral stop %s)\n",
-                     ok.error().message.c_str(), plan_.session_id.c_str());
+        report::Line("corral: " + ok.error().message + " (remove it with: corral stop " +
+                     plan_.session_id + ")");
         return false;
       }
       container_.clear();
@@ -208,8 +207,10 @@ Result<RunOutcome> RunBox(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
   // Once the box runs: a session that could not start says only why.
   std::string logins = LoginsLine(plan);
   std::string ports = PublishedLine(plan.published);
-  std::cerr << Summary(plan, engine.name()) << (logins.empty() ? "" : "  " + logins + "\n")
-            << (ports.empty() ? "" : "  " + ports + "\n") << engine_lines << std::flush;
+  std::string summary = Summary(plan, engine.name()) + (logins.empty() ? "" : "  " + logins + "\n") +
+                        (ports.empty() ? "" : "  " + ports + "\n") + engine_lines;
+  if (!summary.empty() && summary.back() == '\n') summary.pop_back();
+  report::Line(summary);
   std::optional<RawTerminal> raw;
   auto resize = [&] {
     auto [rows, cols] = TerminalSize();
@@ -222,7 +223,7 @@ Result<RunOutcome> RunBox(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
   int sig = Pump(*stream, plan.tty, *signals, resize);
   raw.reset();
   if (sig != 0) {  // Ctrl-C, SIGTERM, SIGHUP: the box goes with us
-    std::fprintf(stderr, "corral: stopping the box (signal %d)\n", sig);
+    report::Line("corral: stopping the box (signal " + std::to_string(sig) + ")");
     return RunOutcome{128 + sig};
   }
   auto code = docker_wait ? ReadWaitBody(*docker_wait) : engine.Wait(*id);
@@ -251,14 +252,14 @@ void HoldAtEnd(Cleanup& cleanup, const SessionPlan& plan, SessionRecord& record,
   if (outcome) {
     outcome->held_lines = std::move(lines);
   } else {
-    for (const std::string& line : lines) std::fprintf(stderr, "corral: %s\n", line.c_str());
+    for (const std::string& line : lines) report::Line("corral: " + line);
   }
 }
 
-}  // namespace
-
-Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> agent_command,
-                       const std::string& image, const RunOptions& options) {
+// The input of a session started on this machine, with corral's own
+// programs found beside it.
+Result<PlanInput> RunInput(const policy::Policy& policy, std::vector<std::string> agent_command,
+                           const std::string& image, const RunOptions& options) {
   PlanInput input = HostPlanInput(policy);
   input.agent_command = std::move(agent_command);
   input.image = image;
@@ -277,45 +278,142 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   if (input.agent_command.empty()) {
     return Error("no agent to run: name one (corral run claude) or a command after --");
   }
+  return input;
+}
+
+// Before the box is made: the plan fitted to the engine, the agent's image
+// there, and the agent's settings folders filled. Returns the start lines
+// these add.
+Result<std::string> ReadyOnEngine(Engine& engine, SessionPlan& plan, const Mode& mode,
+                                  const policy::Policy& policy, const PlanInput& input,
+                                  const Recipe* image_recipe, AgentSeed& seed) {
+  auto lines = FitToEngine(engine, plan, policy.limits.require);
+  if (!lines) return lines.error();
+  if (mode.network) {
+    // The proxy sidecar holds the login variables (NetworkSession::BringUp).
+    PassLoginFilesAsTheyAre(plan);
+    *lines += "  " +
+              (engine.remote() ? engine.ModeLine()
+                               : std::string("mode: network (CORRAL_ENGINE_MODE=network)")) +
+              "\n";
+  }
+  if (image_recipe) {
+    auto version = AgentImageVersion(&engine, *image_recipe, "");
+    if (!version) return version.error();
+    auto tag = EnsureAgentImage(engine, *image_recipe, *version, input.ca_bundle, input.shim_path,
+                                input.shell_path);
+    if (!tag) return tag.error();
+    plan.image = *tag;
+  }
+  // The box's own settings folders, filled from the user's (never shared);
+  // login files whose tokens the proxy holds, with stand-ins.
+  for (SeedStep& step : seed.steps) {
+    auto copy = plan.box_login_files.find(step.from);
+    if (step.kind != SeedStep::kLogin || copy == plan.box_login_files.end()) continue;
+    step.stood_in = true;
+    step.text = copy->second;
+  }
+  auto seeded = SeedAgentFolders(seed);
+  if (!seeded) return seeded.error().Context("fill " + seed.agent + "'s settings folders");
+  for (const std::string& line : *seeded) *lines += "  " + line + "\n";
+  if (auto ok = MakeAgentFolders(input.agent); !ok) return ok.error();
+  return lines;
+}
+
+// The session itself, once the engine is ready: the session folder and the
+// auto-run snapshot, the record, the host's services, the box, and what
+// happens at its end (held files, the agent's history given back, the end
+// event). Cleanup runs on every path.
+Result<RunOutcome> RunSession(Engine& engine, SessionPlan& plan, const Mode& mode,
+                              const policy::Policy& policy, const PlanInput& input,
+                              const RunOptions& options, const BoxDecision& box,
+                              const std::string& engine_lines,
+                              std::vector<nlohmann::json> held, const AgentSeed& seed) {
+  Cleanup cleanup(plan);
+  if (auto ok = PrepareSessionDir(plan); !ok) return ok.error();
+  // Before the box: the auto-run files as the host has them (fails closed).
+  if (auto ok = autorun::TakeSnapshot(policy::StateDir(), plan.session_id,
+                                      AutorunRoots(plan.project_dir, input.home),
+                                      MountPointPaths(plan));
+      !ok) {
+    return ok.error();
+  }
+  auto recorder = Recorder::Start(plan, options,
+                                  StartedEvent(plan, box, input.agent_command, engine.name(),
+                                               engine.endpoint().url),
+                                  std::move(held));
+  if (!recorder) return recorder.error();
+  Result<RunOutcome> outcome = RunOutcome{};
+  std::uint64_t blocked = 0;
+  // In the network mode the sidecar is the proxy: none here, and no
+  // second session CA.
+  if (auto services = StartServices(policy, options.policy_source, plan,
+                                    /*with_proxy=*/!mode.network, recorder->record(),
+                                    {input.getenv, input.ca_bundle})) {
+    outcome = RunPlan(engine, plan, cleanup, options.build_context, engine_lines, mode,
+                      recorder->record(), *services->deny_list_copies);
+    blocked = services->Stop();
+    if (outcome) outcome->blocked_named = services->refused_while_away->Named();
+  } else {
+    outcome = services.error();
+  }
+  if (outcome) outcome->blocked_while_away = blocked;
+  HoldAtEnd(cleanup, plan, recorder->record(), outcome);
+  // Data only (conversation history), by the recipe's list.
+  if (auto given = GiveBackAgentData(seed); !given) {
+    report::Line("corral: " +
+                 given.error().Context("give back " + seed.agent + "'s history").message);
+  }
+  recorder->End(outcome, blocked, Watching(policy.presence));
+  return outcome;
+}
+
+}  // namespace
+
+Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> agent_command,
+                       const std::string& image, const RunOptions& options) {
+  auto input = RunInput(policy, std::move(agent_command), image, options);
+  if (!input) return input.error();
   auto recipes = Recipes(policy.agents);
   if (!recipes) return recipes.error();
-  const Recipe* recipe = FindRecipe(*recipes, input.agent_command.front());
+  const Recipe* recipe = FindRecipe(*recipes, input->agent_command.front());
   if (!recipe) {
-    if (std::string miss = UnknownAgent(*recipes, input.agent_command.front()); !miss.empty()) {
-      std::cerr << "corral: " << miss << "\n";
+    if (std::string miss = UnknownAgent(*recipes, input->agent_command.front()); !miss.empty()) {
+      report::Line("corral: " + miss);
       return RunOutcome{kExitNotFound};
     }
   }
   auto watching = AskOnce(Watching(policy.presence));  // asked once, only when it matters
-  BoxDecision box = DecideBox(policy.level, options.headless, input.tty, watching);
-  const std::vector<std::string> asked = input.agent_command;  // as the user gave it
+  BoxDecision box = DecideBox(policy.level, options.headless, input->tty, watching);
+  const std::vector<std::string> asked = input->agent_command;  // as the user gave it
   AgentSeed seed;
   if (recipe) {
-    auto run = ApplyRecipe(*recipe, input.agent_command,
-                           {box.boxed, policy.level, input.home, input.state_dir, input.getenv,
+    auto run = ApplyRecipe(*recipe, input->agent_command,
+                           {box.boxed, policy.level, input->home, input->state_dir, input->getenv,
                             PassLogins(policy)});
     if (!run) return run.error();
-    input.agent_command = std::move(run->command);
-    input.agent = std::move(run->additions);
+    input->agent_command = std::move(run->command);
+    input->agent = std::move(run->additions);
     seed = std::move(run->seed);
   }
-  auto hold = HoldIfUnknown(policy, input, asked, options, watching);  // boxed or not
+  auto hold = HoldIfUnknown(policy, *input, asked, {options.headless, options.print_only},
+                            watching);  // boxed or not
   if (!hold) return hold.error();
-  if (hold->exit_code) return HeldOutcome(*hold);
+  if (hold->exit_code) return RunOutcome{*hold->exit_code};
   auto held = HoldEvents(hold->folder, hold->held_since_ms, hold->released_at_ms);
-  if (!box.boxed) return RunUnboxed(policy, input, options, box.why, std::move(held));
+  if (!box.boxed) return RunUnboxed(policy, *input, options, box.why, std::move(held));
   // The agent's own image, unless --image or the config names one (a team's).
   const Recipe* image_recipe =
-      recipe && input.image.empty() && policy.settings.at("image").origin == policy::Origin::kDefault
+      recipe && input->image.empty() && policy.settings.at("image").origin == policy::Origin::kDefault
           ? recipe
           : nullptr;
   // Its version is chosen below, once the engine can say which are built.
-  if (image_recipe) input.image = AgentImageTag(image_recipe->name, "");
-  input.logins_through_proxy = true;  // this session's proxy holds them
-  input.read_login_file = ReadLoginFile;
-  auto plan = MakePlan(input);
+  if (image_recipe) input->image = AgentImageTag(image_recipe->name, "");
+  input->logins_through_proxy = true;  // this session's proxy holds them
+  input->read_login_file = ReadLoginFile;
+  auto plan = MakePlan(*input);
   if (!plan) return plan.error();
-  auto choice = ChooseEndpoints(options.engine, policy.engine, input.getenv);
+  auto choice = ChooseEndpoints(options.engine, policy.engine, input->getenv);
   if (!choice) return choice.error();
   if (options.print_only) {
     auto engine = Engine::Connect(*choice);
@@ -324,119 +422,22 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
       if (!version) return version.error();
       plan->image = AgentImageTag(image_recipe->name, *version);
     }
-    std::cout << DescribePlan(*plan);
-    if (engine) {
-      // As the session would say it (CORRAL_ENGINE_MODE=network included).
-      bool network = WantsNetworkMode(*engine, input.getenv);
-      std::cout << (network && !engine->remote()
-                        ? std::string("mode: network (CORRAL_ENGINE_MODE=network)")
-                        : engine->ModeLine())
-                << "\n";
-      if (network && !plan->logins.empty()) {
-        std::cout << "logins: the proxy sidecar holds them (given in its create request, never "
-                     "the box's); the box trusts the session CA corral makes for it\n";
-      }
-    }
-    if (image_recipe && engine) std::cout << DescribeAgentImage(*engine, plan->image) << "\n";
-    // The rendering shows what would be sent, but never a login's value.
-    for (std::string& entry : plan->env) {
-      std::string name = entry.substr(0, entry.find('='));
-      if (std::find(plan->passed_by_name.begin(), plan->passed_by_name.end(), name) !=
-          plan->passed_by_name.end()) {
-        entry = name + "=(from your environment, not shown)";
-      }
-      for (const BoxLogin& login : plan->logins) {
-        if (login.variable == name) entry = name + "=(a stand-in made at start)";
-      }
-    }
-    nlohmann::json rendering = !engine            ? oci::Render(*plan)
-                               : engine->podman() ? libpod::Render(*plan)
-                                                  : docker::Render(*plan);
-    if (engine) {
-      std::string limits = LimitsLine(plan->limits,
-                                      JudgeLimits(plan->limits, engine->facts(), engine->podman()));
-      if (!limits.empty()) std::cout << "limits on " << engine->name() << ": " << limits << "\n";
-    }
-    if (::getuid() != 0) std::cout << DescribeRootlessHost(ReadRootlessHost()) << "\n";
-    std::cout << (engine ? engine->name() : std::string("oci")) << " rendering:\n"
-              << rendering.dump(2) << "\n";
+    report::Output(PlanPrintout(*plan, engine ? &*engine : nullptr, input->getenv,
+                                image_recipe != nullptr));
     return RunOutcome{0};
   }
   // Before the private podman's folder is made beside the session's.
-  if (auto ok = PrepareRuntimeDir(input.runtime_dir); !ok) return ok.error();
+  if (auto ok = PrepareRuntimeDir(input->runtime_dir); !ok) return ok.error();
   choice->EmbedFor(plan->session_dir);  // none answers: a private podman, when installed
   auto engine = Engine::Connect(*choice);
   if (!engine) return engine.error();
-  Mode mode{WantsNetworkMode(*engine, input.getenv),
-            {input.shim_path, input.shell_path, input.ca_bundle},
-            {{input.getenv, input.ca_bundle}, UpstreamCaFile(policy, ""), policy.network}};
-  auto engine_lines = FitToEngine(*engine, *plan, policy.limits.require);
+  Mode mode{WantsNetworkMode(*engine, input->getenv),
+            {input->shim_path, input->shell_path, input->ca_bundle},
+            {{input->getenv, input->ca_bundle}, UpstreamCaFile(policy, ""), policy.network}};
+  auto engine_lines = ReadyOnEngine(*engine, *plan, mode, policy, *input, image_recipe, seed);
   if (!engine_lines) return engine_lines.error();
-  if (mode.network) {
-    // The proxy sidecar holds the login variables (NetworkSession::BringUp).
-    PassLoginFilesAsTheyAre(*plan);
-    *engine_lines += "  " +
-                     (engine->remote() ? engine->ModeLine()
-                                       : std::string("mode: network (CORRAL_ENGINE_MODE=network)")) +
-                     "\n";
-  }
-  if (image_recipe) {
-    auto version = AgentImageVersion(&*engine, *image_recipe, "");
-    if (!version) return version.error();
-    auto tag = EnsureAgentImage(*engine, *image_recipe, *version, input.ca_bundle,
-                                input.shim_path, input.shell_path);
-    if (!tag) return tag.error();
-    plan->image = *tag;
-  }
-  // The box's own settings folders, filled from the user's (never shared);
-  // login files whose tokens the proxy holds, with stand-ins.
-  for (SeedStep& step : seed.steps) {
-    auto copy = plan->box_login_files.find(step.from);
-    if (step.kind != SeedStep::kLogin || copy == plan->box_login_files.end()) continue;
-    step.stood_in = true;
-    step.text = copy->second;
-  }
-  auto seeded = SeedAgentFolders(seed);
-  if (!seeded) return seeded.error().Context("fill " + seed.agent + "'s settings folders");
-  for (const std::string& line : *seeded) *engine_lines += "  " + line + "\n";
-  if (auto ok = MakeAgentFolders(input.agent); !ok) return ok.error();
-  Cleanup cleanup(*plan);
-  if (auto ok = PrepareSessionDir(*plan); !ok) return ok.error();
-  // Before the box: the auto-run files as the host has them (fails closed).
-  if (auto ok = autorun::TakeSnapshot(policy::StateDir(), plan->session_id,
-                                      AutorunRoots(plan->project_dir, input.home),
-                                      MountPointPaths(*plan));
-      !ok) {
-    return ok.error();
-  }
-  auto recorder = Recorder::Start(*plan, options, StartedEvent(*plan, box, input.agent_command,
-                                                               engine->name(),
-                                                               engine->endpoint().url),
-                                  std::move(held));
-  if (!recorder) return recorder.error();
-  Result<RunOutcome> outcome = RunOutcome{};
-  std::uint64_t blocked = 0;
-  // In the network mode the sidecar is the proxy: none here, and no
-  // second session CA.
-  if (auto services = StartServices(policy, options.policy_source, *plan,
-                                    /*with_proxy=*/!mode.network,
-                                    recorder->record(), {input.getenv, input.ca_bundle})) {
-    outcome = RunPlan(*engine, *plan, cleanup, options.build_context, *engine_lines, mode,
-                      recorder->record(), *services->deny_list_copies);
-    blocked = services->Stop();
-    if (outcome) outcome->blocked_named = services->refused_while_away->Named();
-  } else {
-    outcome = services.error();
-  }
-  if (outcome) outcome->blocked_while_away = blocked;
-  HoldAtEnd(cleanup, *plan, recorder->record(), outcome);
-  // Data only (conversation history), by the recipe's list.
-  if (auto given = GiveBackAgentData(seed); !given) {
-    std::cerr << "corral: " << given.error().Context("give back " + seed.agent + "'s history").message
-              << "\n";
-  }
-  recorder->End(outcome, blocked, Watching(policy.presence));
-  return outcome;
+  return RunSession(*engine, *plan, mode, policy, *input, options, box, *engine_lines,
+                    std::move(held), seed);
 }
 
 }  // namespace corral::launcher

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "launcher/launcher.h"
+#include "launcher/session_plan.h"
 #include "launcher/plan/plan.h"
 #include "launcher/session/session.h"
 

@@ -1,10 +1,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 #include "launcher/session/session.h"
 #include "launcher/test_util.h"
+#include "launcher/plan/plan.h"
 
 namespace corral::launcher {
 namespace {
@@ -71,6 +74,25 @@ TEST(PrepareSessionDir, TheSessionFolderAndWatchdogAreTheUsersAlone) {
   auto watchdog = ListenWatchdog(plan->session_dir);
   ASSERT_TRUE(watchdog) << watchdog.error().message;
   EXPECT_EQ(Mode(plan->session_dir + "/watchdog.sock"), 0600u);
+}
+
+TEST(SessionDir, PutsTheShellFrontUnderEveryShellName) {
+  TempTree tree;
+  auto policy = TestPolicy();
+  auto plan = MakePlan(TestInput(policy, tree, tree.Dir("p")));
+  ASSERT_TRUE(plan) << plan.error().message;
+  plan->session_dir = tree.Dir("session");
+  plan->seccomp_path = plan->session_dir + "/seccomp.json";
+  ASSERT_TRUE(PrepareSessionDir(*plan));
+  // Mount points for the two programs, and relative links that resolve in the box.
+  EXPECT_TRUE(std::filesystem::is_regular_file(plan->session_dir + "/bin/corral-shell"));
+  EXPECT_TRUE(std::filesystem::is_regular_file(plan->session_dir + "/bin/corral-shim"));
+  for (const char* name : kShellNames) {
+    EXPECT_EQ(std::filesystem::read_symlink(plan->session_dir + "/bin/" + name), "corral-shell")
+        << name;
+  }
+  RemoveSessionDir(*plan);
+  EXPECT_FALSE(std::filesystem::exists(plan->session_dir));
 }
 
 }  // namespace

@@ -1,3 +1,5 @@
+#include "base/paths.h"
+#include "base/report.h"
 #include "launcher/session/session.h"
 
 #include <signal.h>
@@ -8,6 +10,7 @@
 #include <cstring>
 
 #include "launcher/plan/plan.h"
+#include "launcher/launcher.h"
 
 extern char** environ;
 
@@ -134,9 +137,9 @@ Result<RunOutcome> RunUnboxed(const policy::Policy& policy, const PlanInput& inp
     return Error(input.agent_command.front() + " is not installed on this host (not in PATH)");
   }
   if (options.print_only) {
-    std::printf("unboxed: %s\nthe agent runs on this host as you; its shell commands go "
-                "through the shim in %s/bin and the deny list applies\n",
-                why.c_str(), plan.session_dir.c_str());
+    report::Output("unboxed: " + why +
+                   "\nthe agent runs on this host as you; its shell commands go through the shim "
+                   "in " + plan.session_dir + "/bin and the deny list applies\n");
     return RunOutcome{0};
   }
   if (auto ok = PrepareRuntimeDir(input.runtime_dir); !ok) return ok.error();
@@ -152,8 +155,8 @@ Result<RunOutcome> RunUnboxed(const policy::Policy& policy, const PlanInput& inp
                                 recorder->record());
   Result<RunOutcome> outcome = RunOutcome{};
   if (services) {
-    std::fprintf(stderr, "corral: %s runs unboxed (%s); the deny list still applies\n",
-                 input.agent_command.front().c_str(), why.c_str());
+    report::Line("corral: " + input.agent_command.front() + " runs unboxed (" + why +
+                 "); the deny list still applies");
     auto code = SpawnAndWait(program, input.agent_command, env);
     std::uint64_t blocked = services->Stop();
     if (code) {

@@ -87,7 +87,7 @@ struct NotifyPolicy {
   std::string webhook_url;  // "" = none; a JSON POST per refusal, retried
 };
 
-// Where an unattended run may start (DESIGN.md "Where a background run may start").
+// Where an unattended run may start (docs/sessions.md, "Held runs").
 struct HoldPolicy {
   bool unknown_folders = true;  // off: runs start anywhere (a machine that only runs CI)
   int wait_minutes = 30;        // how long a held run waits; 0 refuses at once

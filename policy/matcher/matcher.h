@@ -78,7 +78,7 @@ class Matcher {
   std::unique_ptr<Impl> impl_;
 };
 
-// The built-in deny list (DESIGN.md "The deny list").
+// The built-in deny list (docs/deny-list.md).
 const std::vector<std::string>& DefaultDenyList();
 
 // Reads a deny-list file: one entry per line, blank lines and lines starting

@@ -1,5 +1,5 @@
-// The rules of DESIGN.md "The deny list", reference 000 "How a line
-// matches" and issue 2 section 3, one table row per example.
+// The rules of docs/deny-list.md ("How a line matches" and the sections
+// after it) and issue 2 section 3, one table row per example.
 #include <gtest/gtest.h>
 
 #include "policy/matcher/matcher_test_util.h"
@@ -32,7 +32,7 @@ INSTANTIATE_TEST_SUITE_P(Reference000, Rules, ::testing::Values(
     L("zsh -c 'aws s3 ls'", "aws"), L("dash -c 'aws s3 ls'", "aws"), L("eval aws s3 ls", "aws"),
     N("grep -r 'kubectl delete' .")));
 
-// Issue 2 / DESIGN.md: quote removal, paths, near misses.
+// Issue 2 / docs/deny-list.md: quote removal, paths, near misses.
 INSTANTIATE_TEST_SUITE_P(Words, Rules, ::testing::Values(
     L("a\\ws s3 ls", "aws"), L("\"aws\" s3 ls", "aws"), L("a''ws s3 ls", "aws"),
     L("$'aws' s3 ls", "aws"), L("$'\\x61ws'", "aws"), L("$'\\141ws'", "aws"),

@@ -1,5 +1,5 @@
-// policy/network/: what the egress proxy accepts in its lists (DESIGN.md
-// "The proxy's rules"): addresses, canonical host names, domain entries,
+// policy/network/: what the egress proxy accepts in its lists
+// (docs/configuration.md, "The proxy's rules"): addresses, canonical host names, domain entries,
 // CIDR ranges and hosts files.
 // The one public header of policy/network/ (docs/architecture.md).
 #pragma once
@@ -16,7 +16,7 @@
 
 namespace corral::policy {
 
-// What the egress proxy accepts (DESIGN.md "The proxy's rules"), in one place:
+// What the egress proxy accepts (docs/configuration.md, "The proxy's rules"), in one place:
 // the loader checks every network list with these, and netfilter/ matches
 // requests with them, so the config, `corral run --print` and a session agree.
 

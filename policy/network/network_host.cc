@@ -1,4 +1,4 @@
-// The canonical host (DESIGN.md "The proxy's rules"): one spelling per host,
+// The canonical host (docs/configuration.md, "The proxy's rules"): one spelling per host,
 // for the config's entries and the proxy's requests alike.
 #include <idn2.h>
 

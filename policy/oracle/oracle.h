@@ -33,7 +33,7 @@ struct ReasonText {
 ReasonText ReasonFor(const MatchResult& match, const Verdict& verdict);
 
 // The host side of the shim: answers "may this shell command run?" on a
-// per-session unix socket (DESIGN.md "Wire format shim <-> oracle").
+// per-session unix socket (docs/architecture.md, "Wire format: shim ⇄ oracle").
 struct OracleOptions {
   std::string socket_path;      // created mode 0600; the session is known by it
   LoadOptions policy_source;    // reloaded when the config file changes

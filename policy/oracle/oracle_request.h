@@ -1,4 +1,4 @@
-// A question to the oracle (DESIGN.md, "Wire format shim ⇄ oracle"), read
+// A question to the oracle (docs/architecture.md, "Wire format: shim ⇄ oracle"), read
 // from its line. Private to policy/oracle/.
 #pragma once
 

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Runs inside the box (busybox sh): checks each promise of DESIGN.md "The box"
-# and prints PASS/FAIL lines. Exit status: the number of failures.
+# Runs inside the box (busybox sh): checks each promise of docs/sessions.md
+# ("What the box promises") and prints PASS/FAIL lines. Exit status: the number of failures.
 # Usage: probe.sh PROJECT UID GID
 proj=$1 uid=$2 gid=$3
 fails=0
