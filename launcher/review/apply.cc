@@ -9,11 +9,6 @@
 namespace corral::launcher::review {
 namespace {
 
-std::string Line(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-  return text;
-}
-
 Result<void> BranchThere(const Copy& copy) {
   if (copy.state == "discarded") return Error("session " + copy.session + "'s branch was discarded");
   if (copy.branch.empty()) return Error("session " + copy.session + " left no branch");

@@ -100,6 +100,10 @@ Result<std::vector<std::string>> Undo(const std::string& state_dir, const std::s
     return Error("session " + session + " has no snapshot to undo from (a review session, or "
                  "one from before corral took them)");
   }
+  if (ReadCopy(state_dir, session)) {
+    return Error("session " + session + " ran in review mode: it never changed your files (its "
+                 "work is a branch; corral review " + session + " --discard drops it)");
+  }
   if (after.empty()) {
     return Error("session " + session + " has not ended (or corral was killed before it could "
                  "take its end snapshot): corral stop " + session + " first");

@@ -7,8 +7,11 @@ namespace corral::launcher {
 bool WantsReview(const policy::Policy& policy, const RunOptions& options,
                  const std::string& project) {
   if (options.review) return true;
-  for (const std::string& folder : policy.review_projects) {
-    std::string trimmed = folder;
+  auto setting = policy.settings.find("review.projects");
+  if (setting == policy.settings.end() || !setting->second.value.is_array()) return false;
+  for (const auto& item : setting->second.value) {
+    if (!item.is_string()) continue;
+    std::string trimmed = item.get<std::string>();
     while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
     if (trimmed == "*" || trimmed == project) return true;
   }

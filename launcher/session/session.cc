@@ -383,7 +383,8 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   if (!engine) return engine.error();
   Mode mode{WantsNetworkMode(*engine, input.getenv),
             {input.shim_path, input.shell_path, input.ca_bundle},
-            {{input.getenv, input.ca_bundle}, UpstreamCaFile(policy, ""), policy.network}};
+            {{input.getenv, input.ca_bundle}, UpstreamCaFile(policy, ""), policy.network},
+            std::nullopt};
   auto engine_lines = FitToEngine(*engine, *plan, policy.limits.require);
   if (!engine_lines) return engine_lines.error();
   RunOptions run_options = options;

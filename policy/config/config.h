@@ -141,8 +141,6 @@ struct Policy {
   std::vector<std::string> pass;  // variable names
   PresencePolicy presence;
   HoldPolicy hold;
-  // Folders whose boxed sessions run in review mode ("*": all).
-  std::vector<std::string> review_projects;
   NotifyPolicy notify;
   AgentsPolicy agents;
 
