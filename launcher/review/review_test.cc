@@ -12,7 +12,7 @@ namespace {
 
 using testing::TempTree;
 
-std::string Run(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
+std::string GitOut(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
   auto out = Git(args, "", env);
   EXPECT_TRUE(out) << (out ? "" : out.error().message);
   std::string text = out ? *out : "";
@@ -65,15 +65,15 @@ TEST(ReviewCopy, RefusesWhatItCannotDo) {
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("needs a git repository"), std::string::npos);
   std::string project = tree.Dir("p");
-  Run({"-C", project, "init", "-q", "-b", "main"});
+  GitOut({"-C", project, "init", "-q", "-b", "main"});
   tree.File("p/a", "a\n");
-  Run({"-C", project, "add", "a"});
-  Run({"-C", project, "commit", "-q", "-m", "one"}, kIdentity);
-  Run({"-C", project, "checkout", "-q", "--detach"});
+  GitOut({"-C", project, "add", "a"});
+  GitOut({"-C", project, "commit", "-q", "-m", "one"}, kIdentity);
+  GitOut({"-C", project, "checkout", "-q", "--detach"});
   refused = Prepare(state, "s2", project, "claude");
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("HEAD is detached"), std::string::npos);
-  Run({"-C", project, "checkout", "-q", "main"});
+  GitOut({"-C", project, "checkout", "-q", "main"});
   tree.Dir("p/.git/rebase-merge");
   refused = Prepare(state, "s3", project, "claude");
   ASSERT_FALSE(refused);
@@ -86,14 +86,14 @@ TEST(ReviewBranch, CommitsPlusLeftoversArriveAsABranch) {
   TempTree tree;
   std::string state = tree.Dir("state");
   std::string project = tree.Dir("p");
-  Run({"-C", project, "init", "-q", "-b", "main"});
+  GitOut({"-C", project, "init", "-q", "-b", "main"});
   tree.File("p/a", "a\n");
   tree.File("p/b", "b\n");
   tree.File("p/gone", "gone\n");
   tree.File("p/.gitignore", "build/\n");
-  Run({"-C", project, "add", "-A"});
-  Run({"-C", project, "commit", "-q", "-m", "one"}, kIdentity);
-  std::string base = Run({"-C", project, "rev-parse", "HEAD"});
+  GitOut({"-C", project, "add", "-A"});
+  GitOut({"-C", project, "commit", "-q", "-m", "one"}, kIdentity);
+  std::string base = GitOut({"-C", project, "rev-parse", "HEAD"});
   tree.File("p/b", "b edited by the user\n");
   tree.File("p/mine", "the user's own\n");
   auto copy = Prepare(state, "s1", project, "claude");
@@ -108,12 +108,12 @@ TEST(ReviewBranch, CommitsPlusLeftoversArriveAsABranch) {
   box_env.push_back("GIT_ALTERNATE_OBJECT_DIRECTORIES=" + project + "/.git/objects");
   box_env.push_back("GIT_INDEX_FILE=" + tree.root() + "/box.index");
   tree.File("box/a", "a changed by the agent\n");
-  Run({"-C", project, "read-tree", "HEAD"}, box_env);
-  std::string blob = Run({"-C", project, "hash-object", "-w", tree.root() + "/box/a"}, box_env);
-  Run({"-C", project, "update-index", "--cacheinfo", "100644," + blob + ",a"}, box_env);
-  std::string box_tree = Run({"-C", project, "write-tree"}, box_env);
+  GitOut({"-C", project, "read-tree", "HEAD"}, box_env);
+  std::string blob = GitOut({"-C", project, "hash-object", "-w", tree.root() + "/box/a"}, box_env);
+  GitOut({"-C", project, "update-index", "--cacheinfo", "100644," + blob + ",a"}, box_env);
+  std::string box_tree = GitOut({"-C", project, "write-tree"}, box_env);
   std::string box_commit =
-      Run({"-C", project, "commit-tree", box_tree, "-p", base, "-m", "agent's commit"}, box_env);
+      GitOut({"-C", project, "commit-tree", box_tree, "-p", base, "-m", "agent's commit"}, box_env);
   tree.File("state/reviews/s1/upper/.git/refs/heads/main", box_commit + "\n");
   tree.File("state/reviews/s1/upper/a", "a changed by the agent\n");
   tree.File("state/reviews/s1/upper/new", "left uncommitted\n");
@@ -125,18 +125,18 @@ TEST(ReviewBranch, CommitsPlusLeftoversArriveAsABranch) {
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(back->branch, "corral/s1");
   EXPECT_EQ(back->state, "branch");
-  std::string tip = Run({"-C", project, "rev-parse", "refs/heads/corral/s1"});
-  EXPECT_EQ(Run({"-C", project, "rev-parse", tip + "^"}), box_commit);
-  EXPECT_EQ(Run({"-C", project, "log", "-1", "--format=%an", tip}), "claude");
-  EXPECT_EQ(Run({"-C", project, "show", tip + ":new"}), "left uncommitted");
-  EXPECT_EQ(Run({"-C", project, "show", tip + ":a"}), "a changed by the agent");
-  EXPECT_EQ(Run({"-C", project, "show", tip + ":b"}), "b");  // the user's edit is not the agent's
+  std::string tip = GitOut({"-C", project, "rev-parse", "refs/heads/corral/s1"});
+  EXPECT_EQ(GitOut({"-C", project, "rev-parse", tip + "^"}), box_commit);
+  EXPECT_EQ(GitOut({"-C", project, "log", "-1", "--format=%an", tip}), "claude");
+  EXPECT_EQ(GitOut({"-C", project, "show", tip + ":new"}), "left uncommitted");
+  EXPECT_EQ(GitOut({"-C", project, "show", tip + ":a"}), "a changed by the agent");
+  EXPECT_EQ(GitOut({"-C", project, "show", tip + ":b"}), "b");  // the user's edit is not the agent's
   EXPECT_FALSE(Git({"-C", project, "cat-file", "-e", tip + ":build/out.o"}));
   EXPECT_FALSE(Git({"-C", project, "cat-file", "-e", tip + ":mine"}));
   if (whiteout) EXPECT_FALSE(Git({"-C", project, "cat-file", "-e", tip + ":gone"}));
   // The user's tree and branch as they were.
-  EXPECT_EQ(Run({"-C", project, "rev-parse", "HEAD"}), base);
-  EXPECT_EQ(Run({"-C", project, "symbolic-ref", "HEAD"}), "refs/heads/main");
+  EXPECT_EQ(GitOut({"-C", project, "rev-parse", "HEAD"}), base);
+  EXPECT_EQ(GitOut({"-C", project, "symbolic-ref", "HEAD"}), "refs/heads/main");
   EXPECT_EQ(Read(project + "/a"), "a\n");
   EXPECT_EQ(Read(project + "/b"), "b edited by the user\n");
   EXPECT_FALSE(std::filesystem::exists(project + "/new"));
@@ -165,7 +165,7 @@ TEST(ReviewBranch, CommitsPlusLeftoversArriveAsABranch) {
   EXPECT_EQ(Read(project + "/a"), "a changed by the agent\n");
   EXPECT_EQ(Read(project + "/new"), "left uncommitted\n");
   EXPECT_EQ(Read(project + "/b"), "b edited by the user\n");
-  EXPECT_EQ(Run({"-C", project, "diff", "--cached", "--name-only"}), "");  // nothing staged
+  EXPECT_EQ(GitOut({"-C", project, "diff", "--cached", "--name-only"}), "");  // nothing staged
   if (whiteout) EXPECT_FALSE(std::filesystem::exists(project + "/gone"));
 
   auto dropped = Discard(*back);
@@ -177,11 +177,11 @@ TEST(ReviewBranch, ATakenNameGetsASuffixAndNothingChangedMeansNoBranch) {
   TempTree tree;
   std::string state = tree.Dir("state");
   std::string project = tree.Dir("p");
-  Run({"-C", project, "init", "-q", "-b", "main"});
+  GitOut({"-C", project, "init", "-q", "-b", "main"});
   tree.File("p/a", "a\n");
-  Run({"-C", project, "add", "-A"});
-  Run({"-C", project, "commit", "-q", "-m", "one"}, kIdentity);
-  Run({"-C", project, "branch", "corral/s1"});
+  GitOut({"-C", project, "add", "-A"});
+  GitOut({"-C", project, "commit", "-q", "-m", "one"}, kIdentity);
+  GitOut({"-C", project, "branch", "corral/s1"});
   ASSERT_TRUE(Prepare(state, "s1", project, "claude"));
   tree.File("state/reviews/s1/upper/a", "changed\n");
   auto back = BringBack(state, "s1");
