@@ -133,7 +133,9 @@ TEST(ReviewBranch, CommitsPlusLeftoversArriveAsABranch) {
   EXPECT_EQ(GitOut({"-C", project, "show", tip + ":b"}), "b");  // the user's edit is not the agent's
   EXPECT_FALSE(Git({"-C", project, "cat-file", "-e", tip + ":build/out.o"}));
   EXPECT_FALSE(Git({"-C", project, "cat-file", "-e", tip + ":mine"}));
-  if (whiteout) EXPECT_FALSE(Git({"-C", project, "cat-file", "-e", tip + ":gone"}));
+  if (whiteout) {
+    EXPECT_FALSE(Git({"-C", project, "cat-file", "-e", tip + ":gone"}));
+  }
   // The user's tree and branch as they were.
   EXPECT_EQ(GitOut({"-C", project, "rev-parse", "HEAD"}), base);
   EXPECT_EQ(GitOut({"-C", project, "symbolic-ref", "HEAD"}), "refs/heads/main");
@@ -166,7 +168,9 @@ TEST(ReviewBranch, CommitsPlusLeftoversArriveAsABranch) {
   EXPECT_EQ(Read(project + "/new"), "left uncommitted\n");
   EXPECT_EQ(Read(project + "/b"), "b edited by the user\n");
   EXPECT_EQ(GitOut({"-C", project, "diff", "--cached", "--name-only"}), "");  // nothing staged
-  if (whiteout) EXPECT_FALSE(std::filesystem::exists(project + "/gone"));
+  if (whiteout) {
+    EXPECT_FALSE(std::filesystem::exists(project + "/gone"));
+  }
 
   auto dropped = Discard(*back);
   ASSERT_TRUE(dropped);
