@@ -185,7 +185,8 @@ Result<std::vector<std::string>> Undo(const std::string& state_dir, const std::s
                   (changed.size() == 1 ? " file" : " files") + " as session " + session +
                   " found " + (changed.size() == 1 ? "it" : "them") + ": " + names);
   if (!removed.empty()) {
-    lines.push_back("removed " + std::to_string(removed.size()) + " the session made");
+    lines.push_back("removed " + std::to_string(removed.size()) +
+                    (removed.size() == 1 ? " file" : " files") + " the session made");
   }
   return lines;
 }
