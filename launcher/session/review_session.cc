@@ -38,6 +38,14 @@ Result<void> MountReviewCopy(Engine& engine, SessionPlan& plan, const review::Co
   auto made = engine.CreateVolume(name, {{"corral.session", plan.session_id}},
                                   review::OverlayOptions(copy));
   if (!made) return made.error().Context("review mode's copy of the project");
+  // The repository's own rw bind (a mount point that cannot be moved aside)
+  // would send the box's commits into the project's .git: in review mode
+  // .git is the overlay's too, and only its objects and refs are read back.
+  const std::string dot_git = plan.project_dir + "/.git";
+  std::erase_if(plan.mounts, [&](const Mount& mount) {
+    return mount.kind == MountKind::kBind && mount.target == dot_git && mount.source == dot_git &&
+           !mount.read_only;
+  });
   for (Mount& mount : plan.mounts) {
     if (mount.kind == MountKind::kBind && mount.target == plan.project_dir) {
       mount.kind = MountKind::kVolume;

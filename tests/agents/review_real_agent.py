@@ -35,6 +35,20 @@ def files(project):
             if p.is_file() and ".git" not in p.relative_to(project).parts}
 
 
+def last_session(session):
+    """The id of the newest session_started in the records (by its time)."""
+    found = []
+    for path in (session.work / "state").rglob("*.jsonl"):
+        for line in path.read_text().splitlines():
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if event.get("event") == "session_started":
+                found.append((event.get("time", ""), event.get("session", "")))
+    return max(found)[1] if found else ""
+
+
 def git(project, *args):
     return run(["git", "-C", str(project), *args]).stdout.strip()
 
@@ -53,7 +67,7 @@ def review(session):
     model, r, seconds = session.run_agent(steps, timeout=900)
     del session.env["CORRAL_REVIEW_PROJECTS"]
     print("  review stderr: " + r.stderr[-1500:].replace("\n", "\n  "), flush=True)
-    sid = session.started_event().get("session", "")
+    sid = last_session(session)
     branch = f"corral/{sid}"
     check(r.returncode == 0 and sm.FINAL_TEXT in r.stdout,
           f"review session ran to its final answer ({seconds:.1f} s)", r.stdout[-600:])
@@ -100,7 +114,7 @@ def undo(session):
              sm.write_step("made.txt", "made by the agent\n"),
              sm.shell_step("rm mine.txt && echo removed")]
     model, r, seconds = session.run_agent(steps, timeout=900)
-    sid = session.started_event().get("session", "")
+    sid = last_session(session)
     check(r.returncode == 0 and (proj / "made.txt").exists() and not (proj / "mine.txt").exists(),
           f"a direct session changed the project ({seconds:.1f} s)", r.stderr[-800:])
     (proj / "made.txt").write_text("edited by the user after the session\n")
