@@ -20,6 +20,9 @@ struct RunOptions {
   std::string engine;     // --engine URL, else policy/environment discovery
   bool print_only = false;
   bool headless = false;
+  // --review (or review.projects names the project): the box works on an
+  // overlay of the project; its work arrives as branch corral/SESSION.
+  bool review = false;
   int events_fd = -1;  // --json-events: every record line is copied here too
   std::string build_context;  // --build DIR: builds the image from it when missing
   std::vector<PublishedPort> published;  // --publish

@@ -121,6 +121,7 @@ void AddDoctorCommand(CLI::App& app, Globals& globals);
 void AddAllowCommand(CLI::App& app, Globals& globals);
 void AddHeldCommand(CLI::App& app, Globals& globals);
 void AddReviewCommand(CLI::App& app, Globals& globals);
+void AddUndoCommand(CLI::App& app, Globals& globals);
 void AddRelayCommand(CLI::App& app, Globals& globals);
 void AddProjectCopyCommand(CLI::App& app, Globals& globals);
 void AddCompletionCommand(CLI::App& app, Globals& globals);

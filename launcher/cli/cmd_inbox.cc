@@ -59,7 +59,9 @@ void PrintHuman(const std::vector<policy::InboxItem>& items, bool full) {
                                    [](const auto& item) { return item.kind == "held"; });
   std::size_t strays = std::count_if(items.begin(), items.end(),
                                      [](const auto& item) { return item.kind == "credential"; });
-  std::size_t commands = items.size() - hosts - held - strays;
+  std::size_t branches = std::count_if(items.begin(), items.end(),
+                                       [](const auto& item) { return item.kind == "branch"; });
+  std::size_t commands = items.size() - hosts - held - strays - branches;
   if (commands > 0) {
     std::cout << commands << (commands == 1 ? " command was" : " commands were")
               << " blocked while you were away";
@@ -77,6 +79,10 @@ void PrintHuman(const std::vector<policy::InboxItem>& items, bool full) {
               << (strays == 1 ? " login's stand-in was" : " logins' stand-ins were")
               << " sent to the wrong host";
   }
+  if (branches > 0) {
+    std::cout << (commands + hosts + held + strays > 0 ? "; " : "") << branches
+              << (branches == 1 ? " branch waits" : " branches wait") << " for review";
+  }
   std::cout << ":\n";
   std::string session;
   for (const auto& item : items) {
@@ -88,6 +94,11 @@ void PrintHuman(const std::vector<policy::InboxItem>& items, bool full) {
     if (item.kind == "held") {
       std::cout << "  " << item.time << "  held for review: " << item.command << " ("
                 << item.entry << ")\n      to see it: corral review " << item.session << "\n";
+      continue;
+    }
+    if (item.kind == "branch") {
+      std::cout << "  " << item.time << "  the agent's work is on branch " << item.command
+                << "\n      to see it: corral review " << item.session << "\n";
       continue;
     }
     if (item.kind == "credential") {

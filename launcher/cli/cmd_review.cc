@@ -1,16 +1,20 @@
-// corral review: what a boxed session changed among the project's auto-run
-// files, held aside at its end (docs/sessions.md, "Auto-run files held for
-// review"). Each kind of thing to review is one row of kReviewModes; a later
-// mode (a git branch) adds a row.
+// corral review: what a boxed session left for review. Each kind of thing
+// to review is one row of kReviewModes: the auto-run files held aside at a
+// session's end (docs/sessions.md, "Auto-run files held for review"), and a
+// review session's branch (docs/sessions.md, "Review mode").
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
+#include <algorithm>
 #include <iostream>
+#include <set>
+#include <sstream>
 
 #include "launcher/autorun/autorun.h"
 #include "launcher/cli/cli.h"
+#include "launcher/review/review.h"
 
 namespace corral::cli {
 namespace {
@@ -23,48 +27,23 @@ struct ReviewOptions {
   bool apply = false, discard = false, force = false, no_pager = false, json = false;
 };
 
-int ReviewList(const ReviewOptions& options) {
+// The held auto-run files: as JSON items, and as lines.
+void ListHeldFiles(nlohmann::json& out, std::string& text) {
   auto reports = autorun::HeldSessions(policy::StateDir());
-  if (options.json) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& report : reports) {
-      nlohmann::json event = autorun::HeldEvent(report);
-      event["project"] = report.project;
-      out.push_back(std::move(event));
-    }
-    std::cout << out.dump(2) << "\n";
-    return kExitOk;
-  }
-  if (reports.empty()) {
-    std::cout << "No session holds files for review.\n";
-    return kExitOk;
-  }
   for (const auto& report : reports) {
-    std::cout << "session " << report.session << " in " << report.project << "\n";
+    nlohmann::json event = autorun::HeldEvent(report);
+    event["project"] = report.project;
+    out.push_back(std::move(event));
+  }
+  std::ostringstream lines;
+  for (const auto& report : reports) {
+    lines << "session " << report.session << " in " << report.project << "\n";
     for (const auto& held : report.held) {
-      std::cout << "  " << held.shown << " (" << autorun::ChangeName(held.change) << ")\n";
+      lines << "  " << held.shown << " (" << autorun::ChangeName(held.change) << ")\n";
     }
-    for (const auto& error : report.errors) std::cout << "  not put back: " << error << "\n";
+    for (const auto& error : report.errors) lines << "  not put back: " << error << "\n";
   }
-  std::cout << "\nto see one: corral review SESSION\n";
-  return kExitOk;
-}
-
-// The held session `typed` names: its id or a unique prefix of it.
-Result<std::string> FindHeldSession(const std::string& typed) {
-  std::string found;
-  for (const auto& report : autorun::HeldSessions(policy::StateDir())) {
-    if (report.session.rfind(typed, 0) != 0) continue;
-    if (report.session == typed) return typed;
-    if (!found.empty()) {
-      return Error(typed + " names more than one session; give more of its id (corral review lists them)");
-    }
-    found = report.session;
-  }
-  if (found.empty()) {
-    return Error("session " + typed + " holds no files for review (corral review lists those that do)");
-  }
-  return found;
+  text += lines.str();
 }
 
 // Through the user's pager when stdout is a terminal, as git does.
@@ -110,12 +89,15 @@ int ReviewShow(const std::string& session, const ReviewOptions& options) {
   return kExitOk;
 }
 
-int ReviewHeldFiles(const ReviewOptions& options) {
-  if (options.session.empty()) return ReviewList(options);
-  auto session = FindHeldSession(options.session);
-  if (!session) return Fail(session.error(), kExitRefused);
-  if (!options.apply && !options.discard) return ReviewShow(*session, options);
-  auto done = autorun::Decide(policy::StateDir(), *session, options.paths,
+std::vector<std::string> HeldFileSessions() {
+  std::vector<std::string> ids;
+  for (const auto& report : autorun::HeldSessions(policy::StateDir())) ids.push_back(report.session);
+  return ids;
+}
+
+int ActOnHeldFiles(const std::string& session, const ReviewOptions& options) {
+  if (!options.apply && !options.discard) return ReviewShow(session, options);
+  auto done = autorun::Decide(policy::StateDir(), session, options.paths,
                               options.apply ? autorun::Decision::kApply : autorun::Decision::kDiscard,
                               options.force);
   if (!done) return Fail(done.error(), kExitRefused);
@@ -123,19 +105,112 @@ int ReviewHeldFiles(const ReviewOptions& options) {
   return kExitOk;
 }
 
+// A review session's branch (launcher/review/).
+void ListBranches(nlohmann::json& out, std::string& text) {
+  for (const auto& copy : launcher::review::BranchesToReview(policy::StateDir())) {
+    out.push_back({{"event", "review_branch"}, {"session", copy.session},
+                   {"project", copy.project}, {"branch", copy.branch}, {"tip", copy.tip},
+                   {"base", copy.base}});
+    text += "session " + copy.session + " in " + copy.project + "\n  branch " + copy.branch +
+            " (review mode: the agent's work)\n";
+  }
+}
+
+std::vector<std::string> BranchSessions() {
+  std::vector<std::string> ids;
+  for (const auto& copy : launcher::review::BranchesToReview(policy::StateDir())) {
+    ids.push_back(copy.session);
+  }
+  return ids;
+}
+
+int ActOnBranch(const std::string& session, const ReviewOptions& options) {
+  namespace review = launcher::review;
+  auto copy = review::ReadCopy(policy::StateDir(), session);
+  if (!copy) return Fail(copy.error(), kExitRefused);
+  if (!options.apply && !options.discard) {
+    auto text = review::Describe(*copy);
+    if (!text) return Fail(text.error(), kExitRefused);
+    Page(*text, options.no_pager);
+    return kExitOk;
+  }
+  auto done = options.apply ? review::Apply(policy::StateDir(), *copy) : review::Discard(*copy);
+  if (!done) return Fail(done.error(), kExitRefused);
+  for (const auto& line : *done) std::cout << line << "\n";
+  return kExitOk;
+}
+
+// One row per kind of thing a session leaves for review.
+struct ReviewMode {
+  void (*list)(nlohmann::json& out, std::string& text);
+  std::vector<std::string> (*sessions)();
+  int (*act)(const std::string& session, const ReviewOptions& options);
+};
+const ReviewMode kReviewModes[] = {
+    {ListHeldFiles, HeldFileSessions, ActOnHeldFiles},
+    {ListBranches, BranchSessions, ActOnBranch},
+};
+
+int ReviewList(const ReviewOptions& options) {
+  nlohmann::json out = nlohmann::json::array();
+  std::string text;
+  for (const auto& mode : kReviewModes) mode.list(out, text);
+  if (options.json) {
+    std::cout << out.dump(2) << "\n";
+  } else if (text.empty()) {
+    std::cout << "No session holds files or a branch for review.\n";
+  } else {
+    std::cout << text << "\nto see one: corral review SESSION\n";
+  }
+  return kExitOk;
+}
+
+int Review(const ReviewOptions& options) {
+  if (options.session.empty()) return ReviewList(options);
+  // The session `options.session` names: its id or a unique prefix of it.
+  std::set<std::string> found;
+  for (const auto& mode : kReviewModes) {
+    for (const auto& id : mode.sessions()) {
+      if (id == options.session) found = {id};
+      if (id.rfind(options.session, 0) == 0 && !found.count(options.session)) found.insert(id);
+    }
+  }
+  if (found.size() > 1) {
+    return Fail(Error(options.session + " names more than one session; give more of its id "
+                                        "(corral review lists them)"),
+                kExitRefused);
+  }
+  if (found.empty()) {
+    return Fail(Error("session " + options.session + " holds no files or branch for review "
+                                                     "(corral review lists those that do)"),
+                kExitRefused);
+  }
+  const std::string session = *found.begin();
+  int code = kExitOk;
+  for (const auto& mode : kReviewModes) {
+    auto ids = mode.sessions();
+    if (std::find(ids.begin(), ids.end(), session) == ids.end()) continue;
+    code = std::max(code, mode.act(session, options));
+  }
+  return code;
+}
+
 }  // namespace
 
 void AddReviewCommand(CLI::App& app, Globals& globals) {
   auto options = std::make_shared<ReviewOptions>();
   CLI::App* sub = app.add_subcommand(
-      "review", "Review the auto-run files a boxed session changed (held at its end)");
+      "review",
+      "Review what a boxed session left: the auto-run files held at its end, or a review "
+      "session's branch");
   sub->add_option("SESSION", options->session, "The session (its id, or a unique prefix)");
   sub->add_option("PATH", options->paths, "Only these held files (as listed)");
   auto* apply = sub->add_flag("--apply", options->apply,
                               "Put the box's version in place (refused when this machine's file "
-                              "changed since the session ended, unless --force)");
+                              "changed since the session ended, unless --force); a branch: its "
+                              "changes into the working tree, refused when they conflict");
   auto* discard = sub->add_flag("--discard", options->discard,
-                                "Drop the box's version; this machine's stays");
+                                "Drop the box's version; this machine's stays (a branch: deleted)");
   apply->excludes(discard);
   sub->add_flag("--force", options->force, "With --apply: replace a file changed since the hold");
   sub->add_flag("--no-pager", options->no_pager, "Print the changes, never through $PAGER");
@@ -145,6 +220,10 @@ void AddReviewCommand(CLI::App& app, Globals& globals) {
       "settings with hooks, .mcp.json, .vscode/tasks.json, ...; docs/sessions.md has the\n"
       "table) is read-only in the box; one the box creates, changes or removes anyway is\n"
       "put back as it was when the session ends, and the box's version is kept here.\n"
+      "A review session (corral run --review) leaves branch corral/SESSION: the\n"
+      "agent's commits plus one for what it left uncommitted. --apply writes its\n"
+      "changes into the working tree (not staged), refused when a file it changes\n"
+      "changed in your tree since the session started; --discard deletes it.\n"
       "Exit status: 0 done; 1 nothing held for that session, or --apply refused;\n"
       "2 bad flags.\n"
       "Examples:\n"
@@ -152,7 +231,7 @@ void AddReviewCommand(CLI::App& app, Globals& globals) {
       "  corral review 3f2a9c1b0d4e                     (the changes, through $PAGER)\n"
       "  corral review 3f2a --apply .claude/settings.json\n"
       "  corral review 3f2a --discard\n");
-  sub->callback([options, &globals] { globals.exit_code = ReviewHeldFiles(*options); });
+  sub->callback([options, &globals] { globals.exit_code = Review(*options); });
 }
 
 }  // namespace corral::cli

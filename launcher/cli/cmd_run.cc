@@ -102,7 +102,8 @@ void AddRunCommand(CLI::App& app, Globals& globals) {
       "  corral run claude\n"
       "  corral run claude --resume abc      (same as: corral run claude -- --resume abc)\n"
       "  corral run --image debian:bookworm-slim sh -c 'make test'\n"
-      "  corral run --image my-agent:1 --build ./agent-image claude -p 'fix the build'\n");
+      "  corral run --image my-agent:1 --build ./agent-image claude -p 'fix the build'\n"
+      "  corral run --review --headless claude -p 'fix the build'   (then: corral review)\n");
   sub->add_option("--image", options->image, "Image to run (default: the `image` setting)");
   sub->add_option("--engine", options->run.engine,
                   "Engine API endpoint: unix:///path, tcp://host:port or "
@@ -112,6 +113,10 @@ void AddRunCommand(CLI::App& app, Globals& globals) {
                   "Folder with a Dockerfile: the image is built from it when missing")
       ->check(CLI::ExistingDirectory);
   sub->add_flag("--headless", options->run.headless, "No terminal, even when there is one");
+  sub->add_flag("--review", options->run.review,
+                "Review mode: the box works on its own copy of the project (an overlay); its "
+                "work arrives as branch corral/SESSION, your working tree and branch untouched "
+                "(corral review SESSION)");
   sub->add_option("--json-events", options->json_events,
                   "Write the session record (docs/events.md) to FILE, or to stdout with `-` "
                   "(the agent's output then goes to stderr)");

@@ -20,8 +20,12 @@ const std::vector<Command>& Commands() {
       {"inbox", "List commands refused while you were away", AddInboxCommand},
       {"report", "Sum up a session: commands run and refused, hosts, files changed",
        AddReportCommand},
-      {"review", "Review the auto-run files a boxed session changed (held at its end)",
+      {"review",
+       "Review what a boxed session left: the auto-run files held at its end, or a review "
+       "session's branch",
        AddReviewCommand},
+      {"undo", "Put back every file a session changed, as it was when the session started",
+       AddUndoCommand},
       {"held", "List runs waiting for their folder to be allowed", AddHeldCommand},
       {"allow", "Allow a folder where runs may start while nobody watches, or a host",
        AddAllowCommand},

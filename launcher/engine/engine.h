@@ -226,8 +226,10 @@ ApiCall CreateNetworkCall(const std::string& name, bool internal,
 ApiCall ConnectNetworkCall(const std::string& network, const std::string& container,
                            const std::vector<std::string>& aliases);
 ApiCall RemoveNetworkCall(const std::string& name);
+// `driver_opts`: the local driver's mount (type, device, o), none for a plain volume.
 ApiCall CreateVolumeCall(const std::string& name,
-                         const std::map<std::string, std::string>& labels);
+                         const std::map<std::string, std::string>& labels,
+                         const std::map<std::string, std::string>& driver_opts = {});
 ApiCall RemoveVolumeCall(const std::string& name);
 // The tar goes as the body, application/x-tar; unpacked at `path` (a folder).
 ApiCall PutArchiveCall(const std::string& container, const std::string& path);
@@ -360,7 +362,8 @@ class Engine {
   Result<void> RemoveNetwork(const std::string& name);
   // Returns where the volume's files are on the engine's own host.
   Result<std::string> CreateVolume(const std::string& name,
-                                   const std::map<std::string, std::string>& labels);
+                                   const std::map<std::string, std::string>& labels,
+                                   const std::map<std::string, std::string>& driver_opts = {});
   Result<void> RemoveVolume(const std::string& name);
   // timeout_ms 0: no limit beyond the connection's (a project can be large).
   Result<void> PutArchive(const std::string& container, const std::string& path,

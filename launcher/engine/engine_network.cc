@@ -45,8 +45,14 @@ ApiCall RemoveNetworkCall(const std::string& name) {
 }
 
 ApiCall CreateVolumeCall(const std::string& name,
-                         const std::map<std::string, std::string>& labels) {
-  return {"POST", "/volumes/create", {{"Name", name}, {"Labels", LabelsJson(labels)}}};
+                         const std::map<std::string, std::string>& labels,
+                         const std::map<std::string, std::string>& driver_opts) {
+  nlohmann::json body = {{"Name", name}, {"Labels", LabelsJson(labels)}};
+  if (!driver_opts.empty()) {
+    body["Driver"] = "local";
+    body["DriverOpts"] = driver_opts;
+  }
+  return {"POST", "/volumes/create", body};
 }
 
 ApiCall RemoveVolumeCall(const std::string& name) {
@@ -103,8 +109,9 @@ Result<void> Engine::RemoveNetwork(const std::string& name) {
 }
 
 Result<std::string> Engine::CreateVolume(const std::string& name,
-                                         const std::map<std::string, std::string>& labels) {
-  ApiCall call = CreateVolumeCall(name, labels);
+                                         const std::map<std::string, std::string>& labels,
+                                         const std::map<std::string, std::string>& driver_opts) {
+  ApiCall call = CreateVolumeCall(name, labels, driver_opts);
   auto response = Call(call.method, call.path, BodyText(call), 30000);
   if (auto ok = Expect(response, "create volume " + name); !ok) return ok.error();
   // Both engines answer with the volume, its Mountpoint included: no inspect.

@@ -149,8 +149,18 @@ Result<Recorder> Recorder::Start(const SessionPlan& plan, const RunOptions& opti
   recorder.project_ = plan.project_dir;
   recorder.agent_ = plan.labels.count("corral.agent") ? plan.labels.at("corral.agent") : "";
   recorder.started_ = std::chrono::steady_clock::now();
+  recorder.review_ = options.review;
   // git status can take a while in a large project: off the start path.
-  recorder.before_ = std::async(std::launch::async, SnapshotProject, plan.project_dir).share();
+  // The content snapshot (corral undo, review --apply) goes with it.
+  recorder.before_ = std::async(std::launch::async, [project = plan.project_dir,
+                                                     session = plan.session_id] {
+                       if (auto tree = review::SnapshotTree(policy::StateDir(), session, project,
+                                                            "before");
+                           !tree) {
+                         log::info("no snapshot for corral undo: " + tree.error().message);
+                       }
+                       return SnapshotProject(project);
+                     }).share();
   started["event"] = "session_started";
   started["project"] = plan.project_dir;
   started["agent"] = recorder.agent_;
@@ -170,7 +180,15 @@ void Recorder::End(Result<RunOutcome>& outcome, std::uint64_t refused_while_away
   }
   nlohmann::json files = nullptr;
   std::optional<ProjectSnapshot> before = before_.valid() ? before_.get() : std::nullopt;
-  if (before) {
+  nlohmann::json snapshot = nullptr;
+  if (!review_ && before_.valid()) {
+    if (auto tree = review::SnapshotTree(policy::StateDir(), record_->session(), project_, "after")) {
+      snapshot = {{"after", *tree}};
+    } else {
+      log::info("no end snapshot for corral undo: " + tree.error().message);
+    }
+  }
+  if (before && !review_) {
     if (auto after = SnapshotProject(project_)) files = ChangedFiles(project_, *before, *after);
   }
   nlohmann::json ended = {
@@ -184,7 +202,8 @@ void Recorder::End(Result<RunOutcome>& outcome, std::uint64_t refused_while_away
         {"connections", counts.connections},
         {"connections_refused", counts.connections_refused}}},
       {"refused_hosts", std::move(hosts)},
-      {"files_changed", std::move(files)}};
+      {"files_changed", std::move(files)},
+      {"snapshot", std::move(snapshot)}};
   if (!outcome) ended["error"] = outcome.error().message;
   record_->Write(std::move(ended));
   auto to_inbox = [&](const char* kind, const std::string& host, const std::string& entry,

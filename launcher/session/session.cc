@@ -113,6 +113,7 @@ struct Mode {
   bool network = false;
   HostPaths host;
   SidecarInput sidecar;  // its proxy holds the logins
+  std::optional<review::Copy> review;  // review mode: the box gets an overlay
 };
 
 // `ready`, when given, is asked after the box is made and before it starts
@@ -141,10 +142,15 @@ Result<RunOutcome> RunPlan(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
   // Before the network mode copies the project: the copy then has them, and
   // its copy-back brings no folder home that the project never had.
   if (auto ok = MakeMountPoints(plan, cleanup.mount_points()); !ok) return ok.error();
-  auto reaper = Reaper::Start(
-      engine.endpoint(), plan.container_name, plan.session_dir,
-      mode.network ? NetworkSession::TearDownCalls(plan.session_id) : std::vector<ApiCall>{},
-      cleanup.mount_points().made(), plan.session_id);
+  std::vector<ApiCall> then =
+      mode.network ? NetworkSession::TearDownCalls(plan.session_id) : std::vector<ApiCall>{};
+  if (mode.review) {
+    // The mount points are made in the project first: the overlay shows them.
+    if (auto ok = MountReviewCopy(engine, plan, *mode.review); !ok) return ok.error();
+    then.push_back(RemoveVolumeCall(review::VolumeName(plan.session_id)));
+  }
+  auto reaper = Reaper::Start(engine.endpoint(), plan.container_name, plan.session_dir, then,
+                              cleanup.mount_points().made(), plan.session_id);
   if (!reaper) return reaper.error();
   cleanup.Reap(std::move(*reaper));
   if (!mode.network) return RunBox(engine, plan, cleanup, engine_lines);
@@ -289,6 +295,10 @@ Result<std::string> ReadyOnEngine(Engine& engine, SessionPlan& plan, const Mode&
                                   const Recipe* image_recipe, AgentSeed& seed) {
   auto lines = FitToEngine(engine, plan, policy.limits.require);
   if (!lines) return lines.error();
+  if (mode.review) {
+    *lines += "  review mode: the box works on an overlay of the project; its work arrives as "
+              "branch corral/" + plan.session_id + "\n";
+  }
   if (mode.network) {
     // The proxy sidecar holds the login variables (NetworkSession::BringUp).
     PassLoginFilesAsTheyAre(plan);
@@ -338,10 +348,10 @@ Result<RunOutcome> RunSession(Engine& engine, SessionPlan& plan, const Mode& mod
       !ok) {
     return ok.error();
   }
-  auto recorder = Recorder::Start(plan, options,
-                                  StartedEvent(plan, box, input.agent_command, engine.name(),
-                                               engine.endpoint().url),
-                                  std::move(held));
+  nlohmann::json started =
+      StartedEvent(plan, box, input.agent_command, engine.name(), engine.endpoint().url);
+  started["review"] = options.review;
+  auto recorder = Recorder::Start(plan, options, std::move(started), std::move(held));
   if (!recorder) return recorder.error();
   Result<RunOutcome> outcome = RunOutcome{};
   std::uint64_t blocked = 0;
@@ -359,6 +369,7 @@ Result<RunOutcome> RunSession(Engine& engine, SessionPlan& plan, const Mode& mod
   }
   if (outcome) outcome->blocked_while_away = blocked;
   HoldAtEnd(cleanup, plan, recorder->record(), outcome);
+  if (mode.review && cleanup.RemoveBox()) EndReview(engine, plan, recorder->record(), outcome);
   // Data only (conversation history), by the recipe's list.
   if (auto given = GiveBackAgentData(seed); !given) {
     report::Line("corral: " +
@@ -401,6 +412,14 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   if (!hold) return hold.error();
   if (hold->exit_code) return RunOutcome{*hold->exit_code};
   auto held = HoldEvents(hold->folder, hold->held_since_ms, hold->released_at_ms);
+  if (!box.boxed && !options.print_only && WantsReview(policy, options, input->cwd)) {
+    // Review mode is a box's: the project copy is the box's mount.
+    if (policy.level == policy::Level::kOff) {
+      return Error("review mode needs the box, and level is off: run without --review (or "
+                   "leave this project out of review.projects), or set level to unattended");
+    }
+    box = {true, "review mode"};
+  }
   if (!box.boxed) return RunUnboxed(policy, *input, options, box.why, std::move(held));
   // The agent's own image, unless --image or the config names one (a team's).
   const Recipe* image_recipe =
@@ -433,10 +452,18 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   if (!engine) return engine.error();
   Mode mode{WantsNetworkMode(*engine, input->getenv),
             {input->shim_path, input->shell_path, input->ca_bundle},
-            {{input->getenv, input->ca_bundle}, UpstreamCaFile(policy, ""), policy.network}};
+            {{input->getenv, input->ca_bundle}, UpstreamCaFile(policy, ""), policy.network},
+            std::nullopt};
+  RunOptions run_options = options;
+  if (WantsReview(policy, options, plan->project_dir)) {
+    auto copy = StartReview(*engine, mode.network, *plan);
+    if (!copy) return copy.error();
+    mode.review = std::move(*copy);
+    run_options.review = true;
+  }
   auto engine_lines = ReadyOnEngine(*engine, *plan, mode, policy, *input, image_recipe, seed);
   if (!engine_lines) return engine_lines.error();
-  return RunSession(*engine, *plan, mode, policy, *input, options, box, *engine_lines,
+  return RunSession(*engine, *plan, mode, policy, *input, run_options, box, *engine_lines,
                     std::move(held), seed);
 }
 

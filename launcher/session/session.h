@@ -24,6 +24,7 @@
 #include "launcher/autorun/autorun.h"
 #include "launcher/engine/engine.h"
 #include "launcher/launcher.h"
+#include "launcher/review/review.h"
 #include "netfilter/netfilter.h"
 #include "policy/config/config.h"
 #include "policy/inbox/inbox.h"
@@ -150,6 +151,25 @@ std::optional<ProjectSnapshot> SnapshotProject(const std::string& dir);
 std::vector<std::string> ChangedFiles(const std::string& dir, const ProjectSnapshot& before,
                                       const ProjectSnapshot& after);
 
+// Review mode's part of a boxed session (review_session.cc).
+// --review, or review.projects names the project ("*": every one).
+bool WantsReview(const policy::Policy& policy, const RunOptions& options,
+                 const std::string& project);
+// Before the box: refuses what review mode cannot do yet (the network
+// mode, rootless engines) and prepares the copy (review::Prepare).
+Result<review::Copy> StartReview(const Engine& engine, bool network_mode, const SessionPlan& plan);
+// After the mount points: the overlay's volume made, and the plan's
+// project bind replaced by it.
+Result<void> MountReviewCopy(Engine& engine, SessionPlan& plan, const review::Copy& copy);
+// Once the box is gone: the volume removed and the branch made; its line
+// for the end, its event in the record, an inbox item. A failure is a line
+// too: the copy is kept for corral stop.
+void EndReview(Engine& engine, const SessionPlan& plan, SessionRecord& record,
+               Result<RunOutcome>& outcome);
+// corral stop's part: a review copy left by a killed corral brought back;
+// its lines ("" when there was none).
+std::string FinishReview(Engine& engine, const std::string& session);
+
 // session_started's fields that only the caller knows ("" engine: none).
 struct BoxDecision;
 nlohmann::json StartedEvent(const SessionPlan& plan, const BoxDecision& box,
@@ -174,6 +194,7 @@ class Recorder {
   std::string project_, agent_;
   std::chrono::steady_clock::time_point started_;
   std::shared_future<std::optional<ProjectSnapshot>> before_;
+  bool review_ = false;  // a review session: no end snapshot (the project is not its)
 };
 
 // The oracle's deny list copy as it rewrites it (a config edit), handed on

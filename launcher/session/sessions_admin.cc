@@ -225,6 +225,13 @@ Result<std::string> ListSessions(const policy::Policy& policy, const std::string
   for (const auto& report : autorun::HeldSessions(policy::StateDir())) {
     out << report.session << ": " << autorun::HeldLine(report) << "\n";
   }
+  for (const auto& id : review::PendingCopies(policy::StateDir())) {
+    auto recorded = RecordedSessionFor(policy::StateDir(), id);
+    if (!running(id) && !(recorded && StillRunning(*recorded))) {
+      out << id << ": review mode's copy is not brought back yet: `corral stop " << id
+          << "` makes its branch\n";
+    }
+  }
   for (const auto& id : autorun::PendingSessions(policy::StateDir())) {
     if (!running(id)) {
       out << id << ": its auto-run files are not compared yet: `corral stop " << id
@@ -298,6 +305,8 @@ Result<std::string> StopSession(const policy::Policy& policy, const std::string&
       }
     }
   }
+  // A review session's copy, when corral was killed before its branch.
+  if (torn_down) *copied += FinishReview(*engine, session);
   if (copied->empty() && !found) {
     if (!torn_down) return torn_down.error();
     return Error("no corral session " + id + " on " + engine->name() +

@@ -141,6 +141,10 @@ const std::vector<KeySpec>& Keys() {
        {"on", "off"}},
       {"hold.wait_minutes", K::kInt, "30", "CORRAL_HOLD_WAIT_MINUTES",
        "Minutes a held run waits to be allowed before it exits with 75 (0: at once)", {}},
+      {"review.projects", K::kStringList, "[]", "CORRAL_REVIEW_PROJECTS",
+       "Project folders whose boxed sessions run in review mode by default (their work "
+       "arrives as branch corral/SESSION, as with corral run --review); \"*\": every project",
+       {}},
       {"notify.desktop", K::kBool, "true", "CORRAL_NOTIFY_DESKTOP",
        "A desktop notification (notify-send) when a command is refused while you are away", {}},
       {"notify.webhook_url", K::kString, R"("")", "CORRAL_WEBHOOK_URL",

@@ -1,0 +1,118 @@
+// Review mode in a session: the overlay volume the box gets instead of the
+// project, and the branch made once the box is gone (launcher/review/).
+#include "launcher/session/session.h"
+
+#include "base/report.h"
+
+namespace corral::launcher {
+
+bool WantsReview(const policy::Policy& policy, const RunOptions& options,
+                 const std::string& project) {
+  if (options.review) return true;
+  auto setting = policy.settings.find("review.projects");
+  if (setting == policy.settings.end() || !setting->second.value.is_array()) return false;
+  for (const auto& item : setting->second.value) {
+    if (!item.is_string()) continue;
+    std::string trimmed = item.get<std::string>();
+    while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+    if (trimmed == "*" || trimmed == project) return true;
+  }
+  return false;
+}
+
+Result<review::Copy> StartReview(const Engine& engine, bool network_mode, const SessionPlan& plan) {
+  if (network_mode) {
+    return Error("review mode does not run in the network mode yet (" + engine.name() +
+                 "): run without --review (or leave this project out of review.projects), or use "
+                 "an engine on this machine");
+  }
+  if (engine.rootless()) {
+    return Error("review mode needs an engine that runs as root (Docker, or rootful Podman) to "
+                 "mount the project's overlay, and " + engine.endpoint().url +
+                 " is rootless: run without --review, or name a rootful engine (--engine)");
+  }
+  std::string agent = plan.labels.count("corral.agent") ? plan.labels.at("corral.agent") : "";
+  return review::Prepare(policy::StateDir(), plan.session_id, plan.project_dir, agent);
+}
+
+Result<void> MountReviewCopy(Engine& engine, SessionPlan& plan, const review::Copy& copy) {
+  std::string name = review::VolumeName(plan.session_id);
+  auto made = engine.CreateVolume(name, {{"corral.session", plan.session_id}},
+                                  review::OverlayOptions(copy));
+  if (!made) return made.error().Context("review mode's copy of the project");
+  // The repository's own rw bind (a mount point that cannot be moved aside)
+  // would send the box's commits into the project's .git: in review mode
+  // .git is the overlay's too, and only its objects and refs are read back.
+  const std::string dot_git = plan.project_dir + "/.git";
+  std::erase_if(plan.mounts, [&](const Mount& mount) {
+    return mount.kind == MountKind::kBind && mount.target == dot_git && mount.source == dot_git &&
+           !mount.read_only;
+  });
+  for (Mount& mount : plan.mounts) {
+    if (mount.kind == MountKind::kBind && mount.target == plan.project_dir) {
+      mount.kind = MountKind::kVolume;
+      mount.source = name;
+      mount.options = {kNoCopy};
+      mount.why = "the project's review copy: an overlay whose writes go to " + copy.upper;
+      return Ok();
+    }
+  }
+  return Error("review mode found no project mount in the plan");
+}
+
+void EndReview(Engine& engine, const SessionPlan& plan, SessionRecord& record,
+               Result<RunOutcome>& outcome) {
+  auto line = [&](const std::string& text) {
+    if (outcome) {
+      outcome->held_lines.push_back(text);
+    } else {
+      report::Line("corral: " + text);
+    }
+  };
+  if (auto removed = engine.RemoveVolume(review::VolumeName(plan.session_id)); !removed) {
+    line(removed.error().message + " (corral stop " + plan.session_id + " tries again)");
+    return;
+  }
+  auto copy = review::BringBack(policy::StateDir(), plan.session_id);
+  if (!copy) {
+    line("review mode: " + copy.error().message + " (corral stop " + plan.session_id +
+         " tries again)");
+    return;
+  }
+  record.Write({{"event", "review_branch"},
+                {"branch", copy->branch.empty() ? nlohmann::json(nullptr) : nlohmann::json(copy->branch)},
+                {"tip", copy->tip},
+                {"base", copy->base}});
+  if (!copy->branch.empty()) {
+    policy::InboxItem item;
+    item.time = UtcTime();
+    item.session = plan.session_id;
+    item.project = plan.project_dir;
+    item.agent = copy->agent;
+    item.kind = "branch";
+    item.command = copy->branch;
+    if (auto added = policy::InboxAdd(policy::StateDir(), item); !added) {
+      log::warn("cannot add to the inbox: " + added.error().message);
+    }
+  }
+  line(review::BranchLine(*copy));
+}
+
+std::string FinishReview(Engine& engine, const std::string& session) {
+  auto copy = review::ReadCopy(policy::StateDir(), session);
+  if (!copy || copy->state != "running") return "";
+  if (auto removed = engine.RemoveVolume(review::VolumeName(session)); !removed) {
+    return "corral: " + removed.error().message + "\n";
+  }
+  auto back = review::BringBack(policy::StateDir(), session);
+  if (!back) return "corral: review mode: " + back.error().message + "\n";
+  if (auto record = SessionRecord::Open(SessionRecordPath(policy::StateDir(), session), session, -1)) {
+    (*record)->Write({{"event", "review_branch"},
+                      {"branch", back->branch.empty() ? nlohmann::json(nullptr) : nlohmann::json(back->branch)},
+                      {"tip", back->tip},
+                      {"base", back->base}});
+  }
+  return "corral: " + review::BranchLine(*back) + "\n";
+}
+
+}  // namespace corral::launcher
