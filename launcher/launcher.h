@@ -398,6 +398,20 @@ Result<std::string> StopSession(const policy::Policy& policy, const std::string&
 Result<int> ExecInSession(const policy::Policy& policy, const std::string& engine,
                           const std::string& id, const std::vector<std::string>& command);
 
+// `corral cache ls`: this user's package caches' volumes on the engine
+// (docs/sessions.md, "Package caches"). `corral cache rm`: those named (a
+// volume's name, or a tool's: npm, pip, cargo, go, go-build), or all; a
+// volume a box uses stays, and `all` is false then.
+Result<std::string> ListCaches(const policy::Policy& policy, const std::string& engine);
+struct CachesRemoved {
+  std::string lines;  // one per volume: removed, or why not
+  bool all = true;
+};
+// Each a tool's name or a cache volume's; else an error naming the tools.
+Result<void> CheckCacheNames(const std::vector<std::string>& names);
+Result<CachesRemoved> RemoveCaches(const policy::Policy& policy, const std::string& engine,
+                                   const std::vector<std::string>& names);
+
 inline constexpr int kExitBoxFailed = 125;
 inline constexpr int kExitNotFound = 127;  // no such agent or program
 

@@ -169,6 +169,7 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
   auto& mounts = plan.mounts;
   mounts.push_back({MountKind::kVolume, volume_prefix + "-home", home, false, {},
                     "HOME: a volume for this project, kept between sessions"});
+  AddCacheMounts(policy.caches, project, input.uid, mounts);
   mounts.push_back({MountKind::kTmpfs, "", "/tmp", false,
                     {"noexec", "nosuid", "nodev", "size=1g", "mode=1777"}, "temporary files"});
   if (auto added = AddProjectMounts(input, project, git, volume_prefix, plan.session_dir, mounts);
@@ -214,6 +215,7 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
   }
   plan.command.insert(plan.command.end(), input.agent_command.begin(), input.agent_command.end());
   plan.env = BoxEnvironment(input, home, ca_in_box, plan.session_id);
+  for (std::string& line : CacheEnvironment()) plan.env.push_back(std::move(line));
   // A recipe's value "~" or "~/x" is the box's HOME.
   for (const std::string& entry : input.agent.env) {
     std::size_t eq = entry.find('=');
