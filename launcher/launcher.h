@@ -401,11 +401,11 @@ Result<int> ExecInSession(const policy::Policy& policy, const std::string& engin
 // `corral cache ls`: this user's package caches' volumes on the engine
 // (docs/sessions.md, "Package caches"). `corral cache rm`: those named (a
 // volume's name, or a tool's: npm, pip, cargo, go, go-build), or all; a
-// volume a box uses stays, and `all` is false then.
+// volume a box uses stays, and `problems` says so.
 Result<std::string> ListCaches(const policy::Policy& policy, const std::string& engine);
 struct CachesRemoved {
-  std::string lines;  // one per volume: removed, or why not
-  bool all = true;
+  std::string lines;     // one per volume removed
+  std::string problems;  // one per volume that stays or was not found; "" when none
 };
 // Each a tool's name or a cache volume's; else an error naming the tools.
 Result<void> CheckCacheNames(const std::vector<std::string>& names);

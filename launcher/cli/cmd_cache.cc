@@ -25,7 +25,8 @@ int RemoveCaches(const policy::Policy& policy, const CacheOptions& options) {
   auto removed = launcher::RemoveCaches(policy, options.engine, options.names);
   if (!removed) return Fail(removed.error(), kExitRefused);
   std::cout << removed->lines;
-  return removed->all ? kExitOk : kExitRefused;
+  std::cerr << removed->problems;
+  return removed->problems.empty() ? kExitOk : kExitRefused;
 }
 
 }  // namespace

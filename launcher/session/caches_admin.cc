@@ -81,32 +81,38 @@ Result<CachesRemoved> RemoveCaches(const policy::Policy& policy, const std::stri
   auto caches = OwnCacheVolumes(*engine);
   if (!caches) return caches.error();
   CachesRemoved removed;
-  std::vector<std::string> matched;
+  bool any = false;
   for (const CacheVolume& cache : *caches) {
     bool wanted = given.empty() || std::any_of(given.begin(), given.end(), [&](const auto& name) {
                     return name == cache.tool || name == cache.name;
                   });
     if (!wanted) continue;
-    matched.push_back(cache.name);
+    any = true;
     auto outcome = engine->RemoveUnusedVolume(cache.name);
     if (!outcome) return outcome.error();
     if (*outcome == VolumeRemoval::kInUse) {
-      removed.lines += "corral: " + cache.name + " is in use by a session's box: it stays (stop "
+      removed.problems += "corral: " + cache.name + " is in use by a session's box: it stays (stop "
                        "the session first: `corral ps` lists them)\n";
-      removed.all = false;
     } else {
-      removed.lines += "removed " + cache.name + "\n";
+      removed.lines += (*outcome == VolumeRemoval::kRemoved ? "removed " : "gone already: ") +
+                       cache.name + "\n";
     }
   }
+  // A name that matched nothing: a tool without caches is nothing to do; a
+  // volume that is not there is a mistake.
+  std::vector<std::string> tools = CacheTools();
   for (const std::string& name : given) {
-    if (std::find(matched.begin(), matched.end(), name) == matched.end() &&
-        std::none_of(caches->begin(), caches->end(),
-                     [&](const CacheVolume& c) { return c.tool == name; })) {
-      removed.lines += "corral: no cache volume " + name + " on " + engine->name() + "\n";
-      removed.all = false;
+    bool hit = std::any_of(caches->begin(), caches->end(), [&](const CacheVolume& c) {
+      return c.tool == name || c.name == name;
+    });
+    if (hit) continue;
+    if (std::find(tools.begin(), tools.end(), name) != tools.end()) {
+      removed.lines += "no " + name + " cache of yours on " + engine->name() + "\n";
+    } else {
+      removed.problems += "corral: no cache volume " + name + " of yours on " + engine->name() + "\n";
     }
   }
-  if (given.empty() && matched.empty()) {
+  if (given.empty() && !any) {
     removed.lines += "no package caches on " + engine->name() + "\n";
   }
   return removed;

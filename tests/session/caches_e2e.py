@@ -101,7 +101,7 @@ def main():
         r = run([CORRAL, "cache", "ls"], env=env)
         check(r.returncode == 0 and "-two-" not in r.stdout, "and they are gone", r.stdout)
         r = run([CORRAL, "cache", "rm", own[0]], env=env)
-        check(r.returncode == 1 and "no cache volume" in r.stdout,
+        check(r.returncode == 1 and "no cache volume" in r.stderr,
               "removing one that is not there: 1, and a line", r.stdout + r.stderr)
         own = []
 
