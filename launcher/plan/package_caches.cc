@@ -59,7 +59,8 @@ std::optional<CacheVolume> ParseCacheVolume(const std::string& name) {
     if (rest.rfind(tool + "-u", 0) != 0) continue;
     std::string after = rest.substr(tool.size() + 2);
     std::size_t digits = after.find_first_not_of("0123456789");
-    if (digits == 0) return std::nullopt;
+    std::size_t length = digits == std::string::npos ? after.size() : digits;
+    if (length == 0 || length > 9) return std::nullopt;  // no uid, or more than stoul's range
     CacheVolume volume{name, tool, static_cast<std::uint32_t>(std::stoul(after.substr(0, digits))),
                        ""};
     if (digits == std::string::npos) return volume;
