@@ -84,6 +84,20 @@ Result<std::string> ProjectCopyTrial(const policy::Policy& policy,
 // (docs/network-mode.md, "The oracle channel"). Returns when stdin ends.
 Result<void> RunOracleRelay(const std::string& socket_path, const std::string& watchdog_path);
 
+// `corral cache ls`: this user's package caches' volumes on the engine
+// (docs/sessions.md, "Package caches"). `corral cache rm`: those named (a
+// volume's name, or a tool's: npm, pip, cargo, go, go-build), or all; a
+// volume a box uses stays, and `problems` says so.
+Result<std::string> ListCaches(const policy::Policy& policy, const std::string& engine);
+struct CachesRemoved {
+  std::string lines;     // one per volume removed
+  std::string problems;  // one per volume that stays or was not found; "" when none
+};
+// Each a tool's name or a cache volume's; else an error naming the tools.
+Result<void> CheckCacheNames(const std::vector<std::string>& names);
+Result<CachesRemoved> RemoveCaches(const policy::Policy& policy, const std::string& engine,
+                                   const std::vector<std::string>& names);
+
 inline constexpr int kExitBoxFailed = 125;
 inline constexpr int kExitNotFound = 127;  // no such agent or program
 

@@ -109,6 +109,7 @@ void AddSpecCommand(CLI::App& app, Globals& globals);
 void AddRunCommand(CLI::App& app, Globals& globals);
 void AddAgentsCommand(CLI::App& app, Globals& globals);
 void AddImageCommand(CLI::App& app, Globals& globals);
+void AddCacheCommand(CLI::App& app, Globals& globals);
 void AddPsCommand(CLI::App& app, Globals& globals);
 void AddStopCommand(CLI::App& app, Globals& globals);
 void AddExecCommand(CLI::App& app, Globals& globals);

@@ -8,6 +8,8 @@ const std::vector<Command>& Commands() {
       {"run", "Run an agent in its box, in this project", AddRunCommand, Words::kAgent},
       {"agents", "List the agents corral knows by name, and their recipes", AddAgentsCommand},
       {"image", "List, build and remove the agents' images", AddImageCommand},
+      {"cache", "List and remove the boxes' package caches (npm, pip, cargo, Go)",
+       AddCacheCommand},
       {"spec", "Print the box for this project (OCI, Docker or Podman form); runs nothing",
        AddSpecCommand, Words::kAgent},
       {"ps", "List running corral sessions", AddPsCommand},

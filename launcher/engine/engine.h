@@ -255,6 +255,12 @@ ApiCall GetArchiveCall(const std::string& container, const std::string& path);
 // GET /volumes filtered by one label ("key" or "key=value").
 ApiCall ListVolumesCall(const std::string& label);
 
+// GET /volumes whose name has `part` (the engines match it anywhere in the
+// name: the caller checks the names it gets).
+ApiCall ListVolumesNamedCall(const std::string& part);
+ApiCall RemoveUnusedVolumeCall(const std::string& name);
+enum class VolumeRemoval { kRemoved, kMissing, kInUse };
+
 // What a build may set beyond its context.
 struct BuildOptions {
   std::map<std::string, std::string> args;  // ARG values (--build-arg)
@@ -394,6 +400,10 @@ class Engine {
   Result<std::string> GetArchive(const std::string& container, const std::string& path);
   // The volumes with `label` ("key" or "key=value"): each with Name and Labels.
   Result<nlohmann::json> ListVolumes(const std::string& label);
+  // Volumes by a part of their name, each with Name (engine_volumes.cc).
+  Result<nlohmann::json> ListVolumesNamed(const std::string& part);
+  // Removed when no container (running or not) uses it.
+  Result<VolumeRemoval> RemoveUnusedVolume(const std::string& name);
   // POST /containers/create?name=NAME of a Docker-shaped body (both engines
   // take it), for the sidecar and helper containers; the id.
   Result<std::string> CreateContainer(const nlohmann::json& body, const std::string& name,

@@ -50,6 +50,16 @@ TEST(NetworkCalls, ArchiveOutAndVolumesByLabel) {
   EXPECT_EQ(list.path, "/volumes?filters=%7B%22label%22%3A%5B%22corral.part%3Dproject%22%5D%7D");
 }
 
+TEST(NetworkCalls, CacheVolumesByNameAndRemovedWithoutForce) {
+  ApiCall list = ListVolumesNamedCall("corral-cache-");
+  EXPECT_EQ(list.method, "GET");
+  EXPECT_EQ(list.path, "/volumes?filters=%7B%22name%22%3A%5B%22corral-cache-%22%5D%7D");
+  // Podman's force would remove the containers that use it too.
+  ApiCall remove = RemoveUnusedVolumeCall("corral-cache-npm-u1");
+  EXPECT_EQ(remove.method, "DELETE");
+  EXPECT_EQ(remove.path, "/volumes/corral-cache-npm-u1");
+}
+
 TEST(NetworkCalls, VolumeCarriesItsLabels) {
   ApiCall call = CreateVolumeCall("corral-abc-session", {{"corral.session", "abc"}});
   EXPECT_EQ(call.path, "/volumes/create");

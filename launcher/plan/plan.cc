@@ -184,6 +184,7 @@ Result<std::string> PlanMounts(const PlanInput& input, const Place& place, Sessi
   auto& mounts = plan.mounts;
   mounts.push_back({MountKind::kVolume, place.volume_prefix + "-home", place.home, false, {},
                     "HOME: a volume for this project, kept between sessions"});
+  AddCacheMounts(input.policy->caches, place.project, input.uid, mounts);
   mounts.push_back({MountKind::kTmpfs, "", "/tmp", false,
                     {"noexec", "nosuid", "nodev", "size=1g", "mode=1777"}, "temporary files"});
   if (auto added = AddProjectMounts(input, place.project, place.git, place.volume_prefix,
@@ -239,6 +240,7 @@ void PlanCommand(const PlanInput& input, SessionPlan& plan) {
 void PlanEnvironment(const PlanInput& input, const Place& place, const std::string& ca_in_box,
                      SessionPlan& plan) {
   plan.env = BoxEnvironment(input, place.home, ca_in_box, plan.session_id);
+  for (std::string& line : CacheEnvironment()) plan.env.push_back(std::move(line));
   // A recipe's value "~" or "~/x" is the box's HOME.
   for (const std::string& entry : input.agent.env) {
     std::size_t eq = entry.find('=');

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -203,6 +204,30 @@ void PassLoginsAsTheyAre(SessionPlan& plan, const std::function<const char*(cons
 inline constexpr const char* kCaInBox = "/etc/ssl/certs/ca-certificates.crt";
 inline constexpr const char* kBoxPath =
     "/run/corral/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+// The box's package caches (package_caches.cc, docs/sessions.md): a named
+// volume per tool (npm, pip, cargo, go, go-build) at kCacheRootInBox/TOOL,
+// shared by the user's projects on an engine, or the project's own
+// (caches.mode: project, or a folder in caches.own_projects).
+inline constexpr const char* kCacheVolumePrefix = "corral-cache-";
+inline constexpr const char* kCacheRootInBox = "/var/cache/corral";
+std::vector<std::string> CacheTools();
+// corral-cache-npm-u1000, or with `project` (its folder):
+// corral-cache-npm-u1000-myapp-1a2b3c4d. The user's id keeps two users of
+// one engine apart.
+std::string CacheVolumeName(const std::string& tool, std::uint32_t uid, const std::string& project);
+struct CacheVolume {
+  std::string name;
+  std::string tool;
+  std::uint32_t uid = 0;
+  std::string project;  // "myapp-1a2b3c4d", "" when shared
+};
+// A name CacheVolumeName makes, taken apart; nullopt for any other name.
+std::optional<CacheVolume> ParseCacheVolume(const std::string& name);
+void AddCacheMounts(const policy::CachesPolicy& caches, const std::string& project,
+                    std::uint32_t uid, std::vector<Mount>& mounts);
+// The variables that name those places for each tool.
+std::vector<std::string> CacheEnvironment();
 
 // The box's seccomp profile as a flattened OCI linux.seccomp object. Private.
 // From seccomp/ when it is built; until then a small stand-in: everything

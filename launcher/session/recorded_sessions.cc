@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 
+#include "launcher/engine/engine.h"
 #include "launcher/hold/hold.h"
 #include "launcher/session/session.h"
 
@@ -105,6 +107,19 @@ std::optional<RecordedSession> RecordedSessionFor(const std::string& state_dir,
     if (!found) return std::nullopt;
   }
   return found;
+}
+
+Result<Engine> ConnectRecorded(const std::string& url) {
+  auto getenv = [](const char* n) { return std::getenv(n); };
+  const char* home = std::getenv("HOME");
+  auto endpoint =
+      ParseEndpoint(url, "the session's record", TlsFromEnvironment(getenv, home ? home : ""));
+  if (!endpoint) return endpoint.error();
+  EngineChoice choice;
+  choice.candidates.push_back(*endpoint);
+  choice.named = true;
+  choice.starting_wait_seconds = 0;
+  return Engine::Connect(choice);
 }
 
 }  // namespace corral::launcher

@@ -135,6 +135,9 @@ std::vector<RecordedSession> RunningRecordedSessions(const std::string& state_di
 // name); nullopt when there is none, or more than one.
 std::optional<RecordedSession> RecordedSessionFor(const std::string& state_dir,
                                                   const std::string& id);
+// The engine a session's record names (its endpoint), and only that one. A
+// starting engine is not waited for.
+Result<Engine> ConnectRecorded(const std::string& url);
 // The held and released events of a run that waited for `corral allow`
 // (none when since_ms is 0); written before session_started.
 std::vector<nlohmann::json> HoldEvents(const std::string& folder, std::int64_t since_ms,

@@ -75,6 +75,25 @@ Result<BoxEntry> EntryOf(const nlohmann::json& box, const std::string& id) {
   return entry;
 }
 
+// Without --engine, the engine the session's record names when it has not
+// ended (as `corral stop` does), else the configured or default one.
+Result<Engine> ConnectFor(const policy::Policy& policy, const std::string& flag,
+                          const std::string& id) {
+  std::optional<RecordedSession> recorded;
+  if (flag.empty()) recorded = RecordedSessionFor(policy::StateDir(), id);
+  if (recorded && !recorded->ended && !recorded->endpoint.empty()) {
+    auto engine = ConnectRecorded(recorded->endpoint);
+    if (!engine) {
+      return engine.error().Context("session " + recorded->id + " was started on " +
+                                    recorded->endpoint + " (its record says)");
+    }
+    return engine;
+  }
+  auto choice = ChooseEndpoints(flag, policy.engine, [](const char* n) { return std::getenv(n); });
+  if (!choice) return choice.error();
+  return Engine::Connect(*choice);
+}
+
 }  // namespace
 
 Result<int> ExecInSession(const policy::Policy& policy, const std::string& flag,
@@ -83,9 +102,7 @@ Result<int> ExecInSession(const policy::Policy& policy, const std::string& flag,
     return Error("'" + id + "' is not a session id (12 hex digits, or the start of one: "
                  "`corral ps` lists them)");
   }
-  auto choice = ChooseEndpoints(flag, policy.engine, [](const char* n) { return std::getenv(n); });
-  if (!choice) return choice.error();
-  auto engine = Engine::Connect(*choice);
+  auto engine = ConnectFor(policy, flag, id);
   if (!engine) return engine.error();
   auto box = FindBox(*engine, id);
   if (!box) return box.error();

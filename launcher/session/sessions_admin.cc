@@ -121,21 +121,6 @@ std::map<std::string, std::vector<std::string>> SessionsByEndpoint(
   return by_endpoint;
 }
 
-// The engine a session's record names, and only that one. A starting engine
-// is not waited for: `corral ps` names it and goes on.
-Result<Engine> ConnectRecorded(const std::string& url) {
-  auto getenv = [](const char* n) { return std::getenv(n); };
-  const char* home = std::getenv("HOME");
-  auto endpoint =
-      ParseEndpoint(url, "the session's record", TlsFromEnvironment(getenv, home ? home : ""));
-  if (!endpoint) return endpoint.error();
-  EngineChoice choice;
-  choice.candidates.push_back(*endpoint);
-  choice.named = true;
-  choice.starting_wait_seconds = 0;
-  return Engine::Connect(choice);
-}
-
 // "corral: session 3f2a... runs on unix:///x, which did not answer (nothing
 // listens there)": Connect's error without its advice, which is for a
 // session about to start.

@@ -93,6 +93,12 @@ struct HoldPolicy {
   int wait_minutes = 30;        // how long a held run waits; 0 refuses at once
 };
 
+// Where the box's package caches live (docs/sessions.md, "Package caches").
+struct CachesPolicy {
+  bool shared = true;                     // caches.mode: one volume per tool, else per project
+  std::vector<std::string> own_projects;  // full paths: per project although shared
+};
+
 struct PresencePolicy {
   std::vector<std::string> sources;  // "tty", "logind", "heartbeat"
   int idle_minutes = 10;
@@ -141,6 +147,7 @@ struct Policy {
   std::vector<std::string> pass;  // variable names
   PresencePolicy presence;
   HoldPolicy hold;
+  CachesPolicy caches;
   NotifyPolicy notify;
   AgentsPolicy agents;
 

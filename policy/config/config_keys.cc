@@ -43,6 +43,12 @@ Result<void> CaFile(const std::string& path) {
   return Ok();
 }
 
+// A folder named in caches.own_projects is compared with the project's folder.
+Result<void> FullPath(const std::string& path) {
+  if (path.empty() || path[0] != '/') return Error(path + " is not a full path; write it from /");
+  return Ok();
+}
+
 }  // namespace
 
 std::string_view OriginName(Origin origin) {
@@ -149,6 +155,14 @@ const std::vector<KeySpec>& Keys() {
        "A desktop notification (notify-send) when a command is refused while you are away", {}},
       {"notify.webhook_url", K::kString, R"("")", "CORRAL_WEBHOOK_URL",
        "http(s) URL that gets a JSON POST for each command refused while you are away", {}},
+      {"caches.mode", K::kEnum, R"("shared")", "CORRAL_CACHES",
+       "npm, pip, cargo and Go download caches: shared (one volume per tool for all your "
+       "projects on an engine) or project (each project its own; docs/sessions.md)",
+       {"shared", "project"}},
+      {"caches.own_projects", K::kStringList, "[]", "",
+       "Project folders whose caches are their own although caches.mode is shared (a folder "
+       "and the projects inside it)",
+       {}, FullPath},
       {"agents.ask_first", K::kBool, "false", "CORRAL_ASK_FIRST",
        "Boxed agents keep asking before they act: their run-without-asking switch is not added",
        {}},

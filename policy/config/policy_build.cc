@@ -77,6 +77,8 @@ Result<Policy> BuildPolicy(std::map<std::string, Setting> settings) {
   p.presence.heartbeat_file = r.String("presence.heartbeat_file");
   p.hold.unknown_folders = r.String("hold.unknown_folders") == "on";
   p.hold.wait_minutes = r.Int("hold.wait_minutes");
+  p.caches.shared = r.String("caches.mode") == "shared";
+  p.caches.own_projects = r.List("caches.own_projects");
   p.notify.desktop = r.Bool("notify.desktop");
   p.notify.webhook_url = r.String("notify.webhook_url");
   p.agents.ask_first = r.Bool("agents.ask_first");

@@ -99,8 +99,21 @@ def exec_into_session(proj, env, session_env, tag, heartbeat):
         r = exec_("exit 5")
         check(r.returncode == 5, "corral exec exits with the command's status", str(r.returncode))
         r = exec_("AWS_RAN_LOG=/dev/stdout aws s3 ls")
-        check(r.returncode != 0 and "aws-ran" not in r.stdout,
-              "nobody watching: a listed command given to corral exec is refused",
+        check(r.returncode != 0 and "aws-ran" not in r.stdout
+              and "corral blocked this" in r.stderr and "`aws`" in r.stderr,
+              "nobody watching: a listed command given to corral exec is refused, and says why",
+              f"{r.returncode} {r.stdout!r} {r.stderr[-300:]!r}")
+        inbox = run([CORRAL, "inbox", "--json"], env=env).stdout
+        check("aws s3 ls" in inbox, "the inbox names the command refused in corral exec",
+              inbox[-400:])
+        # Without an engine named, and none at the default sockets: the
+        # session's record names the engine it runs on.
+        bare = {k: v for k, v in env.items() if k not in ("CORRAL_ENGINE", "DOCKER_HOST")}
+        bare["CORRAL_ENGINE_SOCKETS"] = str(proj / "no-engine.sock")
+        r = run([CORRAL, "exec", sid[:6], "--", "echo found"], env=bare, stdin=subprocess.DEVNULL,
+                timeout=120)
+        check(r.returncode == 0 and r.stdout.strip() == "found",
+              "corral exec without --engine finds the session's engine from its record",
               f"{r.returncode} {r.stdout!r} {r.stderr[-300:]!r}")
         # A copy under another name (in the project: /tmp is noexec): the shell front
         # cannot know it; the exec check can.

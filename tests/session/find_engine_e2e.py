@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Sessions find their engine (issue 33): a session started with --engine on
-the test engine's socket is listed by `corral ps` and stopped by `corral
-stop ID` run with no --engine, no CORRAL_ENGINE and nothing at the usual
+the test engine's socket is listed by `corral ps`, entered by `corral exec`,
+reported by `corral report` and stopped by `corral stop ID` run with no --engine, no CORRAL_ENGINE and nothing at the usual
 sockets: each reads the engine from the session's record. A running session
 whose engine does not answer is named in one line; the listing goes on.
 
@@ -72,6 +72,15 @@ def main():
               str(proj) in listed.stdout,
               "corral ps with no engine named lists the session started with --engine",
               (listed.stdout + listed.stderr) if listed else box.stderr)
+
+        r = run([CORRAL, "exec", session, "--", "echo in-the-box"], env=env,
+                stdin=subprocess.DEVNULL, timeout=120)
+        check(r.returncode == 0 and r.stdout.strip() == "in-the-box",
+              "corral exec with no engine named enters the session", r.stdout + r.stderr)
+        r = run([CORRAL, "report", "--json", session], env=env)
+        check(r.returncode == 0 and json.loads(r.stdout or "{}").get("endpoint") ==
+              f"unix://{e2e.SOCKET}",
+              "corral report of the running session names its engine", r.stdout + r.stderr)
 
         # A running session (this test's own process stands for its corral) on an
         # engine that does not answer: one line names it, the rest is listed.
