@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "base/paths.h"
 #include "launcher/plan/plan.h"
 
 namespace corral::launcher {
