@@ -223,8 +223,13 @@ def unattended(session):
     push = results.get(3, "")
     check("corral blocked this" in push and REFUSED in push and "git push --force" in push,
           f"{agent}: `git push --force` was refused with corral's message", push)
-    check("Had 2 commands blocked while you were away: corral inbox" in r.stderr,
-          f"{agent}: the session ended with the blocked-commands line", r.stderr[-400:])
+    # The end line names the refused commands themselves, not the agent's wrapper text.
+    blocked = [line for line in r.stderr.splitlines()
+               if line.strip().startswith("Had 2 commands blocked while you were away (")]
+    check(len(blocked) == 1 and "`aws s3 ls`" in blocked[0] and "`git push --force" in blocked[0]
+          and blocked[0].rstrip().endswith("): corral inbox") and "eval" not in blocked[0],
+          f"{agent}: the session ended with the blocked-commands line naming both commands",
+          r.stderr[-400:])
     items = session.inbox()
     commands = [i for i in items if i.get("kind", "command") == "command"]
     entries = sorted(item.get("entry") or "" for item in commands)
