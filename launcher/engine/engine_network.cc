@@ -165,13 +165,7 @@ Result<std::string> Engine::GetArchive(const std::string& container, const std::
 
 Result<nlohmann::json> Engine::ListVolumes(const std::string& label) {
   ApiCall call = ListVolumesCall(label);
-  auto response = Call(call.method, call.path, "", 30000);
-  if (auto ok = Expect(response, "list volumes"); !ok) return ok.error();
-  auto json = nlohmann::json::parse(response->body, nullptr, false);
-  // Docker and Podman's compat API: {"Volumes": [...] or null, "Warnings": ...}.
-  if (!json.is_object()) return Error("list volumes: the answer is not JSON");
-  const auto& volumes = json.value("Volumes", nlohmann::json());
-  return volumes.is_array() ? volumes : nlohmann::json::array();
+  return VolumesIn(Call(call.method, call.path, "", 30000));
 }
 
 Result<std::string> Engine::CreateContainer(const nlohmann::json& body, const std::string& name,

@@ -17,12 +17,7 @@ ApiCall RemoveUnusedVolumeCall(const std::string& name) {
 
 Result<nlohmann::json> Engine::ListVolumesNamed(const std::string& part) {
   ApiCall call = ListVolumesNamedCall(part);
-  auto response = Call(call.method, call.path, "", 30000);
-  if (auto ok = Expect(response, "list volumes"); !ok) return ok.error();
-  auto json = nlohmann::json::parse(response->body, nullptr, false);
-  if (!json.is_object()) return Error("list volumes: the answer is not JSON");
-  const auto& volumes = json.value("Volumes", nlohmann::json());
-  return volumes.is_array() ? volumes : nlohmann::json::array();
+  return VolumesIn(Call(call.method, call.path, "", 30000));
 }
 
 Result<VolumeRemoval> Engine::RemoveUnusedVolume(const std::string& name) {

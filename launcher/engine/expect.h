@@ -58,4 +58,14 @@ inline Result<void> Expect(const Result<HttpResponse>& response, const std::stri
   return Ok();
 }
 
+// The volumes in a GET /volumes answer (Docker's and Podman's compat API:
+// {"Volumes": [...] or null, "Warnings": ...}); none for null.
+inline Result<nlohmann::json> VolumesIn(const Result<HttpResponse>& response) {
+  if (auto ok = Expect(response, "list volumes"); !ok) return ok.error();
+  auto json = nlohmann::json::parse(response->body, nullptr, false);
+  if (!json.is_object()) return Error("list volumes: the answer is not JSON");
+  const auto& volumes = json.value("Volumes", nlohmann::json());
+  return volumes.is_array() ? volumes : nlohmann::json::array();
+}
+
 }  // namespace corral::launcher

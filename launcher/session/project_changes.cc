@@ -20,19 +20,6 @@ Result<std::string> Git(const std::string& dir, std::vector<std::string> args) {
   return std::move(out->out);
 }
 
-// Splits NUL-terminated fields.
-std::vector<std::string> Fields(const std::string& text) {
-  std::vector<std::string> fields;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\0', start);
-    if (end == std::string::npos) end = text.size();
-    fields.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return fields;
-}
-
 }  // namespace
 
 std::optional<ProjectSnapshot> SnapshotProject(const std::string& dir) {
@@ -43,7 +30,7 @@ std::optional<ProjectSnapshot> SnapshotProject(const std::string& dir) {
     snapshot.head = *head;
     while (!snapshot.head.empty() && snapshot.head.back() == '\n') snapshot.head.pop_back();
   }
-  std::vector<std::string> fields = Fields(*status);
+  std::vector<std::string> fields = review::Fields(*status);
   for (std::size_t i = 0; i < fields.size(); ++i) {
     const std::string& entry = fields[i];
     if (entry.size() < 4) continue;
@@ -75,7 +62,7 @@ std::vector<std::string> ChangedFiles(const std::string& dir, const ProjectSnaps
   }
   if (!before.head.empty() && !after.head.empty() && before.head != after.head) {
     if (auto diff = Git(dir, {"diff", "--name-only", "-z", before.head, after.head})) {
-      for (auto& path : Fields(*diff)) changed.insert(std::move(path));
+      for (auto& path : review::Fields(*diff)) changed.insert(std::move(path));
     }
   }
   return {changed.begin(), changed.end()};
