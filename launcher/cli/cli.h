@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -69,6 +70,21 @@ WordsSplit SplitCommandWords(const CLI::App& app, const std::vector<std::string>
 
 // Prints "corral: <message>" to stderr, once, and returns `exit_code`.
 int Fail(const Error& error, int exit_code);
+
+// A subcommand's callback: loads the policy (one that does not load fails
+// with kExitUsage), then the exit status is `command`'s.
+template <class Options>
+std::function<void()> WithPolicy(Globals& globals, std::shared_ptr<Options> options,
+                                 int (*command)(const policy::Policy&, const Options&)) {
+  return [&globals, options = std::move(options), command] {
+    auto policy = LoadPolicy(globals);
+    if (!policy) {
+      globals.exit_code = Fail(policy.error(), kExitUsage);
+      return;
+    }
+    globals.exit_code = command(*policy, *options);
+  };
+}
 
 // Library code's lines (base/report.h) go to this terminal: news and
 // progress on stderr, a command's answer on stdout (terminal_sink.cc).

@@ -42,16 +42,6 @@ void AddCacheCommand(CLI::App& app, Globals& globals) {
       "them means. Exit status: 0 done, 1 the engine did not answer or a cache stayed, 2 bad "
       "input.");
 
-  auto run = [options, &globals](int (*command)(const policy::Policy&, const CacheOptions&)) {
-    return [options, &globals, command] {
-      auto policy = LoadPolicy(globals);
-      if (!policy) {
-        globals.exit_code = Fail(policy.error(), kExitUsage);
-        return;
-      }
-      globals.exit_code = command(*policy, *options);
-    };
-  };
   auto engine_option = [options](CLI::App* sub) {
     sub->add_option("--engine", options->engine, "Engine API endpoint (as for corral run)");
     AddEngineTlsFlags(sub);
@@ -60,7 +50,7 @@ void AddCacheCommand(CLI::App& app, Globals& globals) {
   CLI::App* ls = cache->add_subcommand("ls", "List your package caches' volumes on the engine");
   ls->footer("Example: corral cache ls --engine unix:///run/user/1000/podman/podman.sock");
   engine_option(ls);
-  ls->callback(run(ListCaches));
+  ls->callback(WithPolicy(globals, options, ListCaches));
 
   CLI::App* rm = cache->add_subcommand(
       "rm", "Remove package caches: all of yours, a tool's, or volumes by name");
@@ -74,7 +64,7 @@ void AddCacheCommand(CLI::App& app, Globals& globals) {
       "  corral cache rm npm\n"
       "  corral cache rm corral-cache-pip-u1000-myapp-1a2b3c4d\n");
   engine_option(rm);
-  rm->callback(run(RemoveCaches));
+  rm->callback(WithPolicy(globals, options, RemoveCaches));
 }
 
 }  // namespace corral::cli

@@ -164,16 +164,6 @@ void AddImageCommand(CLI::App& app, Globals& globals) {
       "corral-agent-AGENT:VERSION. `corral run AGENT` builds it the first time.\n"
       "Exit status: 0 done, 2 bad input, 125 the engine or the build failed.");
 
-  auto run = [options, &globals](int (*command)(const policy::Policy&, const ImageOptions&)) {
-    return [options, &globals, command] {
-      auto policy = LoadPolicy(globals);
-      if (!policy) {
-        globals.exit_code = Fail(policy.error(), kExitUsage);
-        return;
-      }
-      globals.exit_code = command(*policy, *options);
-    };
-  };
   auto engine_option = [options](CLI::App* sub) {
     sub->add_option("--engine", options->engine, "Engine API endpoint (as for corral run)");
   };
@@ -182,7 +172,7 @@ void AddImageCommand(CLI::App& app, Globals& globals) {
   ls->add_flag("--json", options->json,
                "Print a JSON array: tag, agent, version, id, size, created");
   engine_option(ls);
-  ls->callback(run(List));
+  ls->callback(WithPolicy(globals, options, List));
 
   CLI::App* build = image->add_subcommand("build", "Build an agent's image (if it is not built)");
   build->add_option("agent", options->agent, "The agent (`corral agents` lists them)")->required();
@@ -194,7 +184,7 @@ void AddImageCommand(CLI::App& app, Globals& globals) {
       "`corral image build corral` builds corral's own image (the proxy sidecar).\n"
       "Prints the image's tag; the steps and their progress go to stderr.");
   engine_option(build);
-  build->callback(run(Build));
+  build->callback(WithPolicy(globals, options, Build));
 
   CLI::App* rm = image->add_subcommand("rm",
                                        "Remove agents' images: every version of an "
@@ -202,7 +192,7 @@ void AddImageCommand(CLI::App& app, Globals& globals) {
   rm->add_option("names", options->names, "AGENT or TAG (corral image ls)")->required();
   rm->footer("Example: corral image rm claude corral-agent-codex:0.171.0");
   engine_option(rm);
-  rm->callback(run(Remove));
+  rm->callback(WithPolicy(globals, options, Remove));
 }
 
 }  // namespace corral::cli
