@@ -198,11 +198,12 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
                         "the shell front: every shell command asks the host first"));
   SortMounts(mounts);
 
-  // The shim checks every exec of the agent's processes (docs/exec-check.md).
-  std::string exec_check = policy.exec_check == policy::ExecCheck::kRequire ? "require"
-                           : policy.exec_check == policy::ExecCheck::kOff   ? "off"
-                                                                            : "on";
-  plan.exec_gate = policy.exec_check != policy::ExecCheck::kOff;
+  // The shim checks every exec of the agent's processes (docs/exec-check.md),
+  // except under gVisor, whose kernel has no seccomp user notification.
+  auto checked = ExecCheckUnder(policy, plan);
+  if (!checked) return checked.error();
+  std::string exec_check = *checked;
+  plan.exec_gate = exec_check != "off";
   plan.command = {kShimInBox, "init", "--exec-check", exec_check};
   if (plan.exec_gate) {
     plan.command.push_back("--user");

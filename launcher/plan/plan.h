@@ -27,6 +27,11 @@ struct GitLayout {
   std::string common_dir;      // the main repository's .git for a worktree, else ""
 };
 
+// The exec_check the shim is given ("on", "require", "off") for the policy's
+// runtime; runtime: gvisor sets plan.runtime, turns the check off with a note
+// (kGvisorExecCheckLine), and refuses exec_check: require (box_runtime.cc).
+Result<std::string> ExecCheckUnder(const policy::Policy& policy, SessionPlan& plan);
+
 // Walks up from `dir` to the nearest folder holding `.git` (folder or file).
 GitLayout FindGit(const std::string& dir);
 

@@ -22,6 +22,8 @@ enum class DangerousAction { kOff, kWarn, kDenyUnattended };
 // The exec-time check (docs/exec-check.md): off where the box cannot run it,
 // or a session that does not start (kRequire).
 enum class ExecCheck { kOn, kRequire, kOff };
+// The box's OCI runtime: the engine's own (runc, crun) or gVisor's runsc.
+enum class BoxRuntime { kDefault, kGvisor };
 
 enum class Origin { kDefault, kFile, kEnvironment, kFlag };
 std::string_view OriginName(Origin origin);
@@ -132,6 +134,7 @@ struct Policy {
   Undetermined undetermined = Undetermined::kDeny;
   DangerousAction dangerous_action = DangerousAction::kWarn;
   ExecCheck exec_check = ExecCheck::kOn;
+  BoxRuntime runtime = BoxRuntime::kDefault;
   NetworkPolicy network;
   SeccompPolicy seccomp;
   FilesystemPolicy filesystem;

@@ -72,6 +72,10 @@ const std::vector<KeySpec>& Keys() {
        "Check every program the box starts, not only shell text: on, require (no session "
        "without it), off",
        {"on", "require", "off"}},
+      {"runtime", K::kEnum, R"("default")", "CORRAL_RUNTIME",
+       "The box's runtime: default (the engine's, sharing this machine's kernel) or gvisor "
+       "(runsc: a kernel of its own between the agent and this machine's; docs/sessions.md)",
+       {"default", "gvisor"}},
       {"dangerous.action", K::kEnum, R"("warn")", "CORRAL_DANGEROUS_ACTION",
        "Dangerous patterns (rm -rf, curl | sh, ...): off, warn, deny-unattended",
        {"off", "warn", "deny-unattended"}},

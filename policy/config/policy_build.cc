@@ -47,6 +47,7 @@ Result<Policy> BuildPolicy(std::map<std::string, Setting> settings) {
   p.exec_check = r.String("exec_check") == "require" ? ExecCheck::kRequire
                  : r.String("exec_check") == "off"   ? ExecCheck::kOff
                                                      : ExecCheck::kOn;
+  p.runtime = r.String("runtime") == "gvisor" ? BoxRuntime::kGvisor : BoxRuntime::kDefault;
 
   p.network.allowed_domains = r.List("network.allowed_domains");
   p.network.denied_domains = r.List("network.denied_domains");
