@@ -200,7 +200,8 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
 
   // The shim checks every exec of the agent's processes (docs/exec-check.md),
   // except under gVisor, whose kernel has no seccomp user notification.
-  auto checked = ExecCheckUnder(policy, plan);
+  // A `projects:` entry may choose this project's runtime.
+  auto checked = ExecCheckUnder(policy::ForProject(policy, project), plan);
   if (!checked) return checked.error();
   std::string exec_check = *checked;
   plan.exec_gate = exec_check != "off";

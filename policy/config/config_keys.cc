@@ -160,6 +160,9 @@ const std::vector<KeySpec>& Keys() {
        "An agent's login variables in its box: proxy (stand-ins; the session's proxy adds the "
        "real values, docs/logins.md) or pass (the values as they are)",
        {"proxy", "pass"}},
+      {"projects", K::kProjects, "{}", "",
+       "Settings for one project, by its absolute folder: runtime (default, gvisor), e.g. "
+       "projects: {/home/me/untrusted: {runtime: gvisor}}", {}},
       {"agents.recipes", K::kRecipes, "{}", "",
        "Your agent recipes: a new agent, or fields over a built-in one (corral agents lists them)",
        {}},

@@ -3,6 +3,7 @@
 
 #include "policy/config/agent_recipes.h"
 #include "policy/config/config_values.h"
+#include "policy/config/project_settings.h"
 
 namespace corral::policy {
 namespace {
@@ -83,6 +84,7 @@ Result<Policy> BuildPolicy(std::map<std::string, Setting> settings) {
   p.agents.ask_first = r.Bool("agents.ask_first");
   p.agents.own_settings = r.String("agents.settings") == "own";
   p.agents.recipes = RecipesFromJson(settings.at("agents.recipes").value);
+  p.projects = ProjectsFromJson(settings.at("projects").value);
   p.agents.recipes_where = settings.at("agents.recipes").where;
   // Every check runs, so each problem is reported at once (one per line).
   Problems problems;
