@@ -59,9 +59,12 @@ TEST(JudgeGvisor, DockerNeedsRunscWithHostSocketsAndItsSeccomp) {
   facts.runtimes["runsc"] = {"--oci-seccomp"};
   EXPECT_NE(judge(false).detail.find("--host-uds=open"), std::string::npos);
   EXPECT_EQ(judge(true).status, CheckStatus::kOk) << "the network mode needs no host sockets";
-  facts.runtimes["runsc"] = {"--host-uds=open"};
+  facts.runtimes["runsc"] = {"--host-uds=open", "--oci-seccomp"};
+  EXPECT_NE(judge(false).detail.find("--network=none"), std::string::npos);
+  facts.runtimes["runsc"] = {"--host-uds=open", "--network=none"};
   EXPECT_NE(judge(false).detail.find("--oci-seccomp"), std::string::npos);
-  facts.runtimes["runsc"] = {"--host-uds=open", "-oci-seccomp", "--platform=ptrace"};
+  facts.runtimes["runsc"] = {"--host-uds=open", "-oci-seccomp", "--network=none",
+                             "--platform=ptrace"};
   DoctorCheck ok = judge(false);
   EXPECT_EQ(ok.status, CheckStatus::kOk) << ok.detail;
   EXPECT_NE(ok.detail.find("exec check is off under gVisor"), std::string::npos);

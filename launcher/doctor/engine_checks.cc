@@ -136,15 +136,15 @@ DoctorCheck JudgeGvisor(const EngineFacts& facts, bool podman, const std::string
             engine_name + " is asked for runsc per box; Podman before the fix of "
                           "containers/podman#28429 ignores that, and the session then refuses "
                           "to start" + exec_line,
-            "run a Podman service whose default runtime is runsc with --host-uds=open and "
-            "--oci-seccomp (docs/sessions.md, gVisor), or use Docker with runsc registered"};
+            "run a Podman service whose default runtime is runsc with --host-uds=open, "
+            "--oci-seccomp and --network=none (docs/sessions.md, gVisor), or use Docker with runsc registered"};
   }
   std::string problem = GvisorProblem(facts, podman, url, network_mode);
   if (!problem.empty()) {
     return {"gvisor", CheckStatus::kFail, problem, kRegisterRunscWithDocker};
   }
   return Passed("gvisor", "runsc is registered with " + engine_name +
-                              " (--host-uds=open, --oci-seccomp)" + exec_line);
+                              " (--host-uds=open, --network=none, --oci-seccomp)" + exec_line);
 }
 
 DoctorCheck CheckGvisor(const Engine& engine, const policy::Policy& policy) {

@@ -12,7 +12,7 @@ namespace corral::launcher {
 
 const char* const kRegisterRunscWithDocker =
     "register it in /etc/docker/daemon.json: \"runtimes\": {\"runsc\": {\"path\": "
-    "\"/usr/bin/runsc\", \"runtimeArgs\": [\"--host-uds=open\", \"--oci-seccomp\"]}} "
+    "\"/usr/bin/runsc\", \"runtimeArgs\": [\"--host-uds=open\", \"--oci-seccomp\", \"--network=none\"]}} "
     "(apt-get install runsc), then restart dockerd; or set runtime: default";
 
 namespace {
@@ -43,6 +43,13 @@ std::string GvisorProblem(const EngineFacts& facts, bool podman, const std::stri
     return "runtime gvisor: Docker's runsc at " + url + " lacks --host-uds=open in its "
            "runtimeArgs, so the box could not reach the session's proxy and oracle (unix "
            "sockets in the session folder)";
+  }
+  // A box without a network asks for a new, empty network namespace, which
+  // runsc makes only with --network=none ("cannot run with network enabled
+  // in root network namespace").
+  if (!network_mode && !HasArg(args, {"--network=none"})) {
+    return "runtime gvisor: Docker's runsc at " + url + " lacks --network=none in its "
+           "runtimeArgs, and runsc will not start a box without a network otherwise";
   }
   if (!HasArg(args, {"--oci-seccomp", "--oci-seccomp=true"})) {
     return "runtime gvisor: Docker's runsc at " + url + " lacks --oci-seccomp in its "

@@ -296,8 +296,9 @@ struct EngineFacts {
   EngineHost host;
 };
 // runtime: gvisor (engine/box_runtime.cc): "" when Docker's runsc is
-// registered as a box needs it (--host-uds=open for a local box's sockets,
-// --oci-seccomp for its profile), else the problem and how to register it.
+// registered as a box needs it (for a local box --host-uds=open, its sockets,
+// and --network=none; --oci-seccomp, its profile), else the problem and how
+// to register it.
 // Podman's is checked on the box made (Engine::BoxRuntime).
 std::string GvisorNotReady(const EngineFacts& facts, bool podman, const std::string& url,
                            bool network_mode);

@@ -26,6 +26,18 @@ Result<std::string> ExecCheckUnder(const policy::Policy& policy, SessionPlan& pl
   return std::string("off");
 }
 
+void LeaveClone3ToGvisor(nlohmann::json& seccomp) {
+  auto& rules = seccomp["syscalls"];
+  for (auto rule = rules.begin(); rule != rules.end();) {
+    if (rule->value("names", nlohmann::json::array()) == nlohmann::json::array({"clone3"})) {
+      rule = rules.erase(rule);
+    } else {
+      ++rule;
+    }
+  }
+  rules.push_back({{"names", {"clone3"}}, {"action", "SCMP_ACT_ALLOW"}});
+}
+
 std::string RuntimeName(const SessionPlan& plan) {
   return plan.runtime.empty() ? "default" : "gvisor (" + plan.runtime + ")";
 }

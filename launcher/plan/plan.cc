@@ -254,6 +254,7 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
   auto seccomp = SeccompJson(policy.seccomp, plan.exec_gate);
   if (!seccomp) return seccomp.error();
   plan.seccomp = std::move(*seccomp);
+  if (!plan.runtime.empty()) LeaveClone3ToGvisor(plan.seccomp);
 
   plan.limits.pids = policy.limits.pids;
   auto memory = ParseMemory(policy.limits.memory);

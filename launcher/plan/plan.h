@@ -31,6 +31,11 @@ struct GitLayout {
 // runtime; runtime: gvisor sets plan.runtime, turns the check off with a note
 // (kGvisorExecCheckLine), and refuses exec_check: require (box_runtime.cc).
 Result<std::string> ExecCheckUnder(const policy::Policy& policy, SessionPlan& plan);
+// runsc (the Debian 12 package, 2022) answers EPERM for every errnoRet of
+// the box's profile: glibc then does not fall back from clone3 to clone, and
+// no thread starts. Under gVisor clone3 is left to gVisor's kernel, which has
+// none (ENOSYS).
+void LeaveClone3ToGvisor(nlohmann::json& seccomp);
 
 // Walks up from `dir` to the nearest folder holding `.git` (folder or file).
 GitLayout FindGit(const std::string& dir);

@@ -360,6 +360,15 @@ TEST(Plan, GvisorRunsTheBoxOnRunscWithoutTheExecCheckAndSaysSo) {
   EXPECT_NE(DescribePlan(*plan).find("runtime: gvisor (runsc)"), std::string::npos);
   EXPECT_EQ(Summary(*plain, "docker 28").find("runtime"), std::string::npos);
 
+  auto clone3 = [](const SessionPlan& p) {
+    for (const auto& rule : p.seccomp["syscalls"]) {
+      if (rule["names"] == nlohmann::json::array({"clone3"})) return rule["action"].get<std::string>();
+    }
+    return std::string("none");
+  };
+  EXPECT_EQ(clone3(*plain), "SCMP_ACT_ERRNO");
+  EXPECT_EQ(clone3(*plan), "SCMP_ACT_ALLOW") << "runsc gives EPERM for ENOSYS: no thread starts";
+
   policy.exec_check = policy::ExecCheck::kOff;  // asked off: nothing to say about it
   plan = MakePlan(TestInput(policy, tree, top));
   ASSERT_TRUE(plan) << plan.error().message;

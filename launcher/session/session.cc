@@ -127,7 +127,8 @@ Result<void> EnsureBoxRuntime(Engine& engine, const SessionPlan& plan, const std
                "' instead of " + plan.runtime + (engine.podman()
                    ? " (Podman's API drops a create's oci_runtime before the fix of "
                      "containers/podman#28429): use a Podman service whose default runtime is "
-                     "runsc with --host-uds=open and --oci-seccomp (docs/sessions.md, gVisor), "
+                     "runsc with --host-uds=open, --oci-seccomp and --network=none (docs/sessions.md, "
+                     "gVisor), "
                      "or Docker with runsc registered"
                    : "") +
                "; the box was not started");
