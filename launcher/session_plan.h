@@ -151,6 +151,9 @@ struct SessionPlan {
   // The exec gate (docs/exec-check.md): the box starts as root with
   // kGateCapabilities; its PID 1 sets the gate up and drops to uid:gid.
   bool exec_gate = false;
+  // The box's OCI runtime as the engine knows it: "" the engine's default
+  // (sharing this machine's kernel), kGvisorRuntime for runtime: gvisor.
+  std::string runtime;
   Limits limits;
   std::vector<Ulimit> ulimits;
   std::vector<std::string> masked_paths;
@@ -183,6 +186,18 @@ inline std::vector<std::string> GateCapabilities(const SessionPlan& plan) {
   if (!plan.exec_gate) return {};
   return {std::begin(kGateCapabilities), std::end(kGateCapabilities)};
 }
+
+// runtime: gvisor. The name Docker's daemon registers runsc under (daemon.json
+// "runtimes") and Podman's containers.conf [engine.runtimes] knows it by.
+inline constexpr const char* kGvisorRuntime = "runsc";
+// Kubernetes: the RuntimeClass a cluster's gVisor nodes answer to (GKE
+// Sandbox and gVisor's own docs name it so).
+inline constexpr const char* kGvisorRuntimeClass = "gvisor";
+// What stands in for the exec check under gVisor: said before the agent starts.
+inline constexpr const char* kGvisorExecCheckLine =
+    "exec check: off under gVisor (its kernel has no seccomp user notification); the shell "
+    "front still asks the host about every shell command, but a program started another way "
+    "(an interpreter's subprocess call, make, a renamed copy) is not checked";
 
 inline constexpr const char* kSessionMountPoint = "/run/corral";
 inline constexpr const char* kShimInBox = "/run/corral/bin/corral-shim";

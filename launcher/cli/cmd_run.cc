@@ -21,6 +21,7 @@ struct RunCliOptions {
   std::string json_events;  // FILE, or "-" for stdout
   bool fail_on_refusal = false;
   std::vector<std::string> publish;  // --publish, as given
+  std::string runtime;               // --runtime: the `runtime` setting for this run
   launcher::RunOptions run;
 };
 
@@ -43,7 +44,9 @@ Result<UniqueFd> OpenEvents(const std::string& target) {
 }
 
 int RunRun(const RunCliOptions& options, const Globals& globals) {
-  auto source = PolicySource(globals);
+  std::vector<policy::LoadOptions::Override> flags;
+  if (!options.runtime.empty()) flags.push_back({"runtime", options.runtime, "--runtime"});
+  auto source = PolicySource(globals, std::move(flags));
   if (!source) return Fail(source.error(), kExitUsage);
   auto policy = policy::Load(*source);
   if (!policy) return Fail(policy.error(), kExitUsage);
@@ -103,7 +106,8 @@ void AddRunCommand(CLI::App& app, Globals& globals) {
       "  corral run claude --resume abc      (same as: corral run claude -- --resume abc)\n"
       "  corral run --image debian:bookworm-slim sh -c 'make test'\n"
       "  corral run --image my-agent:1 --build ./agent-image claude -p 'fix the build'\n"
-      "  corral run --review --headless claude -p 'fix the build'   (then: corral review)\n");
+      "  corral run --review --headless claude -p 'fix the build'   (then: corral review)\n"
+      "  corral run --runtime gvisor codex      (the box on gVisor's kernel: docs/sessions.md)\n");
   sub->add_option("--image", options->image, "Image to run (default: the `image` setting)");
   sub->add_option("--engine", options->run.engine,
                   "Engine API endpoint: unix:///path, tcp://host:port or "
@@ -117,6 +121,10 @@ void AddRunCommand(CLI::App& app, Globals& globals) {
                 "Review mode: the box works on its own copy of the project (an overlay); its "
                 "work arrives as branch corral/SESSION, your working tree and branch untouched "
                 "(corral review SESSION)");
+  sub->add_option("--runtime", options->runtime,
+                  "The box's runtime: default (the engine's) or gvisor (runsc, a kernel of its "
+                  "own; the `runtime` setting)")
+      ->check(CLI::IsMember({"default", "gvisor"}));
   sub->add_option("--json-events", options->json_events,
                   "Write the session record (docs/events.md) to FILE, or to stdout with `-` "
                   "(the agent's output then goes to stderr)");

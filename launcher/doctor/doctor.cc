@@ -32,6 +32,9 @@ std::vector<DoctorCheck> RunDoctor(const DoctorOptions& options) {
   std::optional<Engine> engine;
   checks.push_back(CheckEngine(options.engine, policy, engine));
   checks.push_back(engine ? CheckRuntime(*engine, policy) : NotChecked("runtime"));
+  if (policy.runtime == policy::BoxRuntime::kGvisor) {
+    checks.push_back(engine ? CheckGvisor(*engine, policy) : NotChecked("gvisor"));
+  }
   checks.push_back(CheckSeccomp(policy.seccomp, engine ? &*engine : nullptr));
   // No engine: the private Podman a session starts runs as the user.
   bool rootless = engine ? engine->rootless() : ::getuid() != 0;

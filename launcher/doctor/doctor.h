@@ -52,6 +52,8 @@ nlohmann::json DoctorJson(const std::vector<DoctorCheck>& checks);
 DoctorCheck CheckEngine(const std::string& flag, const policy::Policy& policy,
                         std::optional<Engine>& engine);
 DoctorCheck CheckRuntime(const Engine& engine, const policy::Policy& policy);
+// runtime: gvisor only: runsc as the box needs it on this engine.
+DoctorCheck CheckGvisor(const Engine& engine, const policy::Policy& policy);
 DoctorCheck CheckSeccomp(const policy::SeccompPolicy& user, const Engine* engine);
 DoctorCheck CheckImage(Engine& engine, const policy::Policy& policy);
 // host_checks.cc
@@ -65,6 +67,11 @@ DoctorCheck CheckConfig(const policy::Policy& policy, const std::optional<Error>
 // controllers, and which of the policy's limits would not be in force.
 DoctorCheck JudgeRuntime(const EngineFacts& facts, bool podman, const Limits& limits,
                          bool require_limits);
+// The gvisor line (runtime: gvisor): Docker's runsc registered with
+// --host-uds=open (not needed in the network mode) and --oci-seccomp;
+// Podman's default runtime; exec_check: require cannot hold there.
+DoctorCheck JudgeGvisor(const EngineFacts& facts, bool podman, const std::string& engine_name,
+                        const std::string& url, bool network_mode, policy::ExecCheck exec_check);
 // The user-namespace line. `rootless_engine`: the engine runs without root
 // (or none answers, and a session would start a rootless Podman).
 DoctorCheck JudgeUserNamespace(unsigned uid, const RootlessHost& host, bool rootless_engine);

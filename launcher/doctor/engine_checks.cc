@@ -117,6 +117,41 @@ DoctorCheck CheckRuntime(const Engine& engine, const policy::Policy& policy) {
   return JudgeRuntime(engine.facts(), engine.podman(), limits, policy.limits.require);
 }
 
+DoctorCheck JudgeGvisor(const EngineFacts& facts, bool podman, const std::string& engine_name,
+                        const std::string& url, bool network_mode, policy::ExecCheck exec_check) {
+  if (exec_check == policy::ExecCheck::kRequire) {
+    return {"gvisor", CheckStatus::kFail,
+            "runtime gvisor and exec_check: require: gVisor's kernel has no seccomp user "
+            "notification, so the exec check cannot run there",
+            "set exec_check: on (the shell front still asks the host about every shell command) "
+            "or runtime: default"};
+  }
+  const char* exec_line = "; the exec check is off under gVisor (the shell front still asks "
+                          "about every shell command)";
+  if (podman) {
+    if (facts.runtime == kGvisorRuntime) {
+      return Passed("gvisor", engine_name + "'s default runtime is runsc" + exec_line);
+    }
+    return {"gvisor", CheckStatus::kWarn,
+            engine_name + " is asked for runsc per box; Podman before the fix of "
+                          "containers/podman#28429 ignores that, and the session then refuses "
+                          "to start" + exec_line,
+            "run a Podman service whose default runtime is runsc with --host-uds=open, "
+            "--oci-seccomp and --network=none (docs/sessions.md, gVisor), or use Docker with runsc registered"};
+  }
+  std::string problem = GvisorProblem(facts, podman, url, network_mode);
+  if (!problem.empty()) {
+    return {"gvisor", CheckStatus::kFail, problem, kRegisterRunscWithDocker};
+  }
+  return Passed("gvisor", "runsc is registered with " + engine_name +
+                              " (--host-uds=open, --network=none, --oci-seccomp)" + exec_line);
+}
+
+DoctorCheck CheckGvisor(const Engine& engine, const policy::Policy& policy) {
+  return JudgeGvisor(engine.facts(), engine.podman(), engine.name(), engine.endpoint().url,
+                     engine.remote(), policy.exec_check);
+}
+
 DoctorCheck JudgeUserNamespace(unsigned uid, const RootlessHost& host, bool rootless_engine) {
   if (uid == 0) return Passed("user namespace", "running as root: no mapping needed");
   std::string described = DescribeRootlessHost(host);

@@ -298,8 +298,22 @@ struct EngineFacts {
   std::optional<std::vector<std::string>> controllers;
   std::string runtime;          // "runc", "crun"; "" when it did not say
   std::optional<bool> seccomp;  // whether it applies seccomp profiles; nullopt: not said
+  // Docker: the runtimes registered with the daemon, each with its
+  // runtimeArgs (runtime: gvisor needs runsc); Podman's /info lists none.
+  std::map<std::string, std::vector<std::string>> runtimes;
   EngineHost host;
 };
+// runtime: gvisor (engine/box_runtime.cc): "" when Docker's runsc is
+// registered as a box needs it (for a local box --host-uds=open, its sockets,
+// and --network=none; --oci-seccomp, its profile), else the problem and how
+// to register it.
+// Podman's is checked on the box made (Engine::BoxRuntime).
+std::string GvisorNotReady(const EngineFacts& facts, bool podman, const std::string& url,
+                           bool network_mode);
+// Its problem alone, and the fix it adds (for corral doctor's two lines).
+std::string GvisorProblem(const EngineFacts& facts, bool podman, const std::string& url,
+                          bool network_mode);
+extern const char* const kRegisterRunscWithDocker;
 EngineFacts PodmanFacts(const nlohmann::json& info);  // GET /libpod/info
 EngineFacts DockerFacts(const nlohmann::json& info);  // GET /info
 
@@ -358,6 +372,9 @@ class Engine {
   Result<nlohmann::json> ListByLabel(const std::string& label, bool all);
   // GET /containers/ID/json: the container as the engine describes it.
   Result<nlohmann::json> Inspect(const std::string& id);
+  // The OCI runtime the engine gave a box it made ("runsc", "runc"; "" when
+  // it does not say): Docker's HostConfig.Runtime, Podman's OCIRuntime.
+  Result<std::string> BoxRuntime(const std::string& id);
 
   // The network mode's pieces (engine_network.cc). Removing what is not
   // there is not an error: the reaper and `corral stop` may be first.

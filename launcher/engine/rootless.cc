@@ -101,6 +101,18 @@ EngineFacts DockerFacts(const nlohmann::json& info) {
     if (text.rfind("name=seccomp", 0) == 0) facts.seccomp = true;
   }
   facts.runtime = info.value("DefaultRuntime", "");
+  if (auto runtimes = info.find("Runtimes"); runtimes != info.end() && runtimes->is_object()) {
+    for (const auto& [name, runtime] : runtimes->items()) {
+      std::vector<std::string> args;
+      if (runtime.is_object() && runtime.contains("runtimeArgs") &&
+          runtime["runtimeArgs"].is_array()) {
+        for (const auto& arg : runtime["runtimeArgs"]) {
+          if (arg.is_string()) args.push_back(arg.get<std::string>());
+        }
+      }
+      facts.runtimes[name] = args;
+    }
+  }
   facts.cgroup_version = VersionNumber(info.value("CgroupVersion", ""));
   std::vector<std::string> controllers;
   for (const auto& [field, controller] :

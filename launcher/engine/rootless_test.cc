@@ -60,6 +60,16 @@ TEST(EngineFacts, RuntimeAndSeccompAsEachEngineSaysThem) {
   EXPECT_FALSE(DockerFacts(json::parse("{}")).seccomp) << "not said";
 }
 
+TEST(EngineFacts, DockerListsItsRuntimesWithTheirArguments) {
+  EngineFacts docker = DockerFacts(json::parse(R"({"Runtimes": {"runc": {"path": "runc"},
+      "runsc": {"path": "/usr/bin/runsc", "runtimeArgs": ["--host-uds=open", "--oci-seccomp"]}}})"));
+  EXPECT_EQ(docker.runtimes.size(), 2u);
+  EXPECT_TRUE(docker.runtimes.at("runc").empty());
+  EXPECT_EQ(docker.runtimes.at("runsc"),
+            (std::vector<std::string>{"--host-uds=open", "--oci-seccomp"}));
+  EXPECT_TRUE(DockerFacts(json::parse("{}")).runtimes.empty());
+}
+
 TEST(JudgeLimits, RootlessPodmanOnCgroupsV1HoldsOnlyPidsThroughNproc) {
   LimitsVerdict verdict = JudgeLimits(Wanted(), PodmanFacts(RootlessPodmanV1()), /*podman=*/true);
   EXPECT_EQ(verdict.not_in_force, (std::vector<std::string>{"memory 4096 MiB", "cpu 150/100 ms"}));

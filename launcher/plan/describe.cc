@@ -1,4 +1,5 @@
 // The plan in words: `corral run --print`, and the two lines before the agent.
+#include <algorithm>
 #include <sstream>
 
 #include "launcher/session_plan.h"
@@ -16,6 +17,17 @@ std::string MountLine(const Mount& m) {
   return line + "  — " + m.why + "\n";
 }
 
+// Under gVisor: which runtime, and what stands in for the exec check.
+std::string RuntimeLines(const SessionPlan& plan) {
+  if (plan.runtime.empty()) return "";
+  std::string lines = "  runtime " + RuntimeName(plan) +
+                      ": the box runs on gVisor's kernel, not this machine's\n";
+  if (std::find(plan.notes.begin(), plan.notes.end(), kGvisorExecCheckLine) != plan.notes.end()) {
+    lines += std::string("  ") + kGvisorExecCheckLine + "\n";
+  }
+  return lines;
+}
+
 }  // namespace
 
 std::string DescribePlan(const SessionPlan& plan) {
@@ -24,6 +36,10 @@ std::string DescribePlan(const SessionPlan& plan) {
       << "project " << plan.project_dir << " (working in " << plan.workdir << ")\n"
       << "image " << plan.image << ", running as " << plan.uid << ":" << plan.gid
       << (plan.tty ? ", with a terminal" : ", without a terminal") << "\n"
+      << "runtime: " << RuntimeName(plan)
+      << (plan.runtime.empty() ? " (the engine's; the box shares this machine's kernel)"
+                               : " (a kernel of its own between the agent and this machine's)")
+      << "\n"
       << "command:";
   for (const auto& word : plan.command) out << " " << word;
   out << "\nnetwork: " << plan.network_mode
@@ -94,7 +110,7 @@ std::string Summary(const SessionPlan& plan, const std::string& engine_name) {
          "), writing only to " + plan.project_dir + " and temp folders\n"
          "  network only through the proxy (" + std::to_string(plan.allowed_domains.size()) +
          " allowed hosts), no capabilities, seccomp, read-only root; secrets in the project "
-         "masked; session " + plan.session_id + "\n";
+         "masked; session " + plan.session_id + "\n" + RuntimeLines(plan);
 }
 
 }  // namespace corral::launcher

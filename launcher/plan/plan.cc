@@ -218,13 +218,14 @@ Result<std::string> PlanMounts(const PlanInput& input, const Place& place, Sessi
 }
 
 // The shim as PID 1, checking every exec of the agent's processes
-// (docs/exec-check.md), then the agent's own command.
-void PlanCommand(const PlanInput& input, SessionPlan& plan) {
-  const policy::Policy& policy = *input.policy;
-  std::string exec_check = policy.exec_check == policy::ExecCheck::kRequire ? "require"
-                           : policy.exec_check == policy::ExecCheck::kOff   ? "off"
-                                                                            : "on";
-  plan.exec_gate = policy.exec_check != policy::ExecCheck::kOff;
+// (docs/exec-check.md), except under gVisor, whose kernel has no seccomp user
+// notification; then the agent's own command. A `projects:` entry may choose
+// this project's runtime.
+Result<void> PlanCommand(const PlanInput& input, const Place& place, SessionPlan& plan) {
+  auto checked = ExecCheckUnder(policy::ForProject(*input.policy, place.project), plan);
+  if (!checked) return checked.error();
+  std::string exec_check = *checked;
+  plan.exec_gate = exec_check != "off";
   plan.command = {kShimInBox, "init", "--exec-check", exec_check};
   if (plan.exec_gate) {
     plan.command.push_back("--user");
@@ -235,6 +236,7 @@ void PlanCommand(const PlanInput& input, SessionPlan& plan) {
     if (m.kind == MountKind::kVolume && !m.read_only) OwnVolume(plan, m.target);
   }
   plan.command.insert(plan.command.end(), input.agent_command.begin(), input.agent_command.end());
+  return Ok();
 }
 
 void PlanEnvironment(const PlanInput& input, const Place& place, const std::string& ca_in_box,
@@ -287,6 +289,7 @@ Result<void> PlanConfinement(const PlanInput& input, SessionPlan& plan) {
   auto seccomp = SeccompJson(policy.seccomp, plan.exec_gate);
   if (!seccomp) return seccomp.error();
   plan.seccomp = std::move(*seccomp);
+  if (!plan.runtime.empty()) LeaveClone3ToGvisor(plan.seccomp);
   plan.limits.pids = policy.limits.pids;
   auto memory = ParseMemory(policy.limits.memory);
   if (!memory) return memory.error();
@@ -332,7 +335,7 @@ Result<SessionPlan> MakePlan(const PlanInput& input) {
   if (auto ok = PlanNames(input, *place, plan); !ok) return ok.error();
   auto ca_in_box = PlanMounts(input, *place, plan);
   if (!ca_in_box) return ca_in_box.error();
-  PlanCommand(input, plan);
+  if (auto ok = PlanCommand(input, *place, plan); !ok) return ok.error();
   PlanEnvironment(input, *place, *ca_in_box, plan);
   PlanNetwork(input, *place, plan);
   if (auto ok = PlanConfinement(input, plan); !ok) return ok.error();

@@ -46,6 +46,10 @@ Result<void> RememberRefusedHosts(const std::string& state_dir, const std::strin
 std::map<std::string, std::uint64_t> LastRefusedHosts(const std::string& state_dir,
                                                       const std::string& project);
 
+// The runtime in words ("default", "gvisor (runsc)"): --print, the start
+// line and the record.
+std::string RuntimeName(const SessionPlan& plan);
+
 // The plan in words, a line per fact, for `corral run --print`.
 std::string DescribePlan(const SessionPlan& plan);
 
@@ -62,6 +66,16 @@ struct GitLayout {
   std::string git_dir;         // top/.git, or the worktree's gitdir
   std::string common_dir;      // the main repository's .git for a worktree, else ""
 };
+
+// The exec_check the shim is given ("on", "require", "off") for the policy's
+// runtime; runtime: gvisor sets plan.runtime, turns the check off with a note
+// (kGvisorExecCheckLine), and refuses exec_check: require (box_runtime.cc).
+Result<std::string> ExecCheckUnder(const policy::Policy& policy, SessionPlan& plan);
+// runsc (the Debian 12 package, 2022) answers EPERM for every errnoRet of
+// the box's profile: glibc then does not fall back from clone3 to clone, and
+// no thread starts. Under gVisor clone3 is left to gVisor's kernel, which has
+// none (ENOSYS).
+void LeaveClone3ToGvisor(nlohmann::json& seccomp);
 
 // Walks up from `dir` to the nearest folder holding `.git` (folder or file).
 GitLayout FindGit(const std::string& dir);

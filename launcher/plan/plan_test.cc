@@ -335,6 +335,56 @@ TEST(Plan, TheShimIsToldTheExecCheckSetting) {
   }
 }
 
+TEST(Plan, GvisorRunsTheBoxOnRunscWithoutTheExecCheckAndSaysSo) {
+  TempTree tree;
+  std::string top = tree.Dir("p");
+  auto policy = TestPolicy();
+  auto plain = MakePlan(TestInput(policy, tree, top));
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_EQ(plain->runtime, "");
+  EXPECT_EQ(RuntimeName(*plain), "default");
+
+  policy.runtime = policy::BoxRuntime::kGvisor;
+  auto plan = MakePlan(TestInput(policy, tree, top));
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->runtime, "runsc");
+  EXPECT_EQ(RuntimeName(*plan), "gvisor (runsc)");
+  // No seccomp user notification in gVisor's kernel: no gate, the check off,
+  // and a line saying what stands in its place.
+  EXPECT_FALSE(plan->exec_gate);
+  std::vector<std::string> head(plan->command.begin(), plan->command.begin() + 5);
+  EXPECT_EQ(head, (std::vector<std::string>{kShimInBox, "init", "--exec-check", "off", "--"}));
+  EXPECT_NE(std::find(plan->notes.begin(), plan->notes.end(), kGvisorExecCheckLine),
+            plan->notes.end());
+  EXPECT_NE(Summary(*plan, "docker 28").find("runtime gvisor (runsc)"), std::string::npos);
+  EXPECT_NE(Summary(*plan, "docker 28").find("shell front still asks"), std::string::npos);
+  EXPECT_NE(DescribePlan(*plan).find("runtime: gvisor (runsc)"), std::string::npos);
+  EXPECT_EQ(Summary(*plain, "docker 28").find("runtime"), std::string::npos);
+
+  auto clone3 = [](const SessionPlan& p) {
+    for (const auto& rule : p.seccomp["syscalls"]) {
+      if (rule["names"] == nlohmann::json::array({"clone3"})) return rule["action"].get<std::string>();
+    }
+    return std::string("none");
+  };
+  EXPECT_EQ(clone3(*plain), "SCMP_ACT_ERRNO");
+  EXPECT_EQ(clone3(*plan), "SCMP_ACT_ALLOW") << "runsc gives EPERM for ENOSYS: no thread starts";
+
+  policy.exec_check = policy::ExecCheck::kOff;  // asked off: nothing to say about it
+  plan = MakePlan(TestInput(policy, tree, top));
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(std::find(plan->notes.begin(), plan->notes.end(), kGvisorExecCheckLine),
+            plan->notes.end());
+
+  policy.exec_check = policy::ExecCheck::kRequire;
+  plan = MakePlan(TestInput(policy, tree, top));
+  ASSERT_FALSE(plan);
+  EXPECT_NE(plan.error().message.find("exec_check is require, and runtime gvisor cannot run the "
+                                      "exec check"),
+            std::string::npos)
+      << plan.error().message;
+}
+
 TEST(Plan, WithoutExecGateRunsAsTheAgentFromTheStart) {
   TempTree tree;
   auto policy = TestPolicy();

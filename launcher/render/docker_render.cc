@@ -71,6 +71,7 @@ json HostConfig(const SessionPlan& plan) {
       {"Init", false},
       {"AutoRemove", false},
   };
+  if (!plan.runtime.empty()) host["Runtime"] = plan.runtime;  // registered with the daemon
   if (plan.limits.pids > 0) host["PidsLimit"] = plan.limits.pids;
   if (plan.limits.memory_bytes > 0) host["Memory"] = plan.limits.memory_bytes;
   if (plan.limits.cpu_quota > 0) {

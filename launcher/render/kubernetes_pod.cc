@@ -233,7 +233,7 @@ json AgentPod(const SessionPlan& plan, const Names& names, const Options& option
                     {"securityContext", security},
                     {"volumeMounts", volumes.mounts_}};
   json init_security = LockedDown(uid, gid, {{"type", "RuntimeDefault"}});
-  return {{"apiVersion", "v1"},
+  json pod = {{"apiVersion", "v1"},
           {"kind", "Pod"},
           {"metadata", {{"name", names.base}, {"labels", labels}, {"annotations", annotations}}},
           {"spec",
@@ -245,6 +245,14 @@ json AgentPod(const SessionPlan& plan, const Names& names, const Options& option
             {"initContainers", {BinInit(options, init_security)}},
             {"containers", {container}},
             {"volumes", volumes.volumes_}}}};
+  if (!plan.runtime.empty()) {  // runtime: gvisor
+    pod["spec"]["runtimeClassName"] = kGvisorRuntimeClass;
+    notes.push_back(std::string("runtime gvisor: the Pod asks for RuntimeClass ") +
+                    kGvisorRuntimeClass + "; the cluster needs one whose handler is runsc "
+                    "(GKE Sandbox has it), else the Pod is refused rather than run on the node's "
+                    "kernel.");
+  }
+  return pod;
 }
 
 }  // namespace corral::launcher::kubernetes

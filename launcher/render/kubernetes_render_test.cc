@@ -74,6 +74,18 @@ TEST(KubernetesRender, AgentContainerIsRestricted) {
   EXPECT_EQ(pod["metadata"]["labels"]["corral.role"], "agent");
 }
 
+TEST(KubernetesRender, GvisorAsksForItsRuntimeClassAndSaysWhatTheClusterNeeds) {
+  Fixture f;
+  Names names = MakeNames(f.plan, {"corral:test", "", {}});
+  EXPECT_FALSE(Object(f.Rendered(), "Pod", names.base)["spec"].contains("runtimeClassName"));
+  f.plan.runtime = kGvisorRuntime;
+  Rendering r = f.Rendered();
+  EXPECT_EQ(Object(r, "Pod", names.base)["spec"]["runtimeClassName"], "gvisor");
+  bool said = false;
+  for (const std::string& note : r.notes) said |= note.find("handler is runsc") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 TEST(KubernetesRender, RootPlanRunsAsNobodyAndSaysSo) {
   Fixture f;
   f.plan.uid = f.plan.gid = 0;

@@ -78,6 +78,9 @@ nlohmann::json Render(const SessionPlan& plan) {
       {"init", false},
       {"systemd", "false"},
   };
+  // Podman before the fix of containers/podman#28429 drops it: the session
+  // checks the runtime the engine really gave the box (EnsureBoxRuntime).
+  if (!plan.runtime.empty()) spec["oci_runtime"] = plan.runtime;
   if (!plan.userns.empty()) spec["userns"] = {{"nsmode", plan.userns}};
   // Podman warns that limits are ignored (rootless on cgroups v1) whenever
   // the field is there, even empty; corral says which limits hold itself.

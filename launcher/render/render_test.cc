@@ -186,6 +186,20 @@ TEST(LibpodRender, NoResourceLimitsFieldWithoutLimits) {
   EXPECT_FALSE(libpod::Render(plan).contains("resource_limits"));
 }
 
+TEST(Render, GvisorNamesRunscOnEachEngineAndNothingByDefault) {
+  TempTree tree;
+  auto policy = TestPolicy();
+  SessionPlan plan = TestPlan(tree, policy);
+  EXPECT_FALSE(docker::Render(plan)["HostConfig"].contains("Runtime"));
+  EXPECT_FALSE(libpod::Render(plan).contains("oci_runtime"));
+  policy.runtime = policy::BoxRuntime::kGvisor;
+  plan = TestPlan(tree, policy);
+  EXPECT_EQ(docker::Render(plan)["HostConfig"]["Runtime"], "runsc");
+  EXPECT_EQ(libpod::Render(plan)["oci_runtime"], "runsc");
+  EXPECT_EQ(docker::Render(plan)["HostConfig"]["NetworkMode"], "none");
+  EXPECT_EQ(docker::Render(plan)["User"], "1000:1000") << "no exec gate under gVisor";
+}
+
 TEST(Describe, SaysWhatTheBoxIs) {
   TempTree tree;
   auto policy = TestPolicy();

@@ -47,6 +47,19 @@ std::string PlanPrintout(SessionPlan plan, Engine* engine,
       out << "logins: the proxy sidecar holds them (given in its create request, never "
              "the box's); the box trusts the session CA corral makes for it\n";
     }
+    if (!plan.runtime.empty()) {
+      std::string missing =
+          GvisorNotReady(engine->facts(), engine->podman(), engine->endpoint().url, network);
+      if (!missing.empty()) {
+        out << missing << " (a session would not start)\n";
+      } else {
+        out << "runtime gvisor: " << engine->name()
+            << (engine->podman() ? " is asked for runsc; the session checks that the box it "
+                                   "makes runs on it"
+                                 : " has runsc registered as the box needs it")
+            << "\n";
+      }
+    }
     if (agent_image) out << DescribeAgentImage(*engine, plan.image) << "\n";
   }
   HideLoginValues(plan);

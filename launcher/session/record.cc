@@ -134,6 +134,9 @@ nlohmann::json StartedEvent(const SessionPlan& plan, const BoxDecision& box,
           // Where the box's services run: on this machine, beside corral.
           {"mode", box.boxed ? nlohmann::json("local") : nlohmann::json("unboxed")},
           {"allowed_hosts", box.boxed ? nlohmann::json(plan.allowed_domains) : nlohmann::json(nullptr)},
+          // Which runtime ran the box: "default" (this machine's kernel) or "gvisor".
+          {"runtime", box.boxed ? nlohmann::json(plan.runtime.empty() ? "default" : "gvisor")
+                                : nlohmann::json(nullptr)},
           // Names only: which logins the proxy holds, which the box has as they are.
           {"logins", box.boxed ? nlohmann::json(LoginNames(plan)) : nlohmann::json(nullptr)},
           {"logins_passed", box.boxed ? nlohmann::json(plan.logins_passed) : nlohmann::json(nullptr)}};

@@ -71,13 +71,19 @@ class Cleanup {
 // the project. The limits the engine cannot set are left out; the lines said
 // after the summary name them, and the rootless setup found. With
 // limits.require a limit not in force stops the session instead.
-Result<std::string> FitToEngine(const Engine& engine, SessionPlan& plan, bool require_limits) {
+Result<std::string> FitToEngine(const Engine& engine, SessionPlan& plan, bool require_limits,
+                                bool network_mode) {
   if (engine.rootless() && !engine.podman()) {
     return Error("rootless Docker (" + engine.endpoint().url +
                  ") is not supported yet: Docker cannot keep your uid in the box as Podman's "
                  "keep-id does, so the agent would run as a subordinate uid that cannot write "
                  "your project. Use rootless Podman (corral starts one when no engine answers) "
                  "or Docker through the docker group (/var/run/docker.sock)");
+  }
+  if (!plan.runtime.empty()) {  // runtime: gvisor, never this machine's kernel instead
+    std::string missing = GvisorNotReady(engine.facts(), engine.podman(), engine.endpoint().url,
+                                         network_mode);
+    if (!missing.empty()) return Error(missing);
   }
   LimitsVerdict verdict = JudgeLimits(plan.limits, engine.facts(), engine.podman());
   if (require_limits && !verdict.not_in_force.empty()) {
@@ -106,6 +112,25 @@ Error RootlessHint(const Engine& engine, const Error& error) {
   return Error(error.message + ". Rootless, the box reaches every path as your uid: check that "
                                "the image's root folder is mode 0755 (docs/rootless.md, Images)",
                error.code);
+}
+
+// runtime: gvisor: the box the engine made must be on runsc. Podman before
+// the fix of containers/podman#28429 drops a create's oci_runtime and would
+// give the box its default runtime, on this machine's kernel.
+Result<void> EnsureBoxRuntime(Engine& engine, const SessionPlan& plan, const std::string& id) {
+  if (plan.runtime.empty()) return Ok();
+  auto given = engine.BoxRuntime(id);
+  if (!given) return given.error().Context("runtime gvisor: which runtime the box got");
+  if (*given == plan.runtime) return Ok();
+  return Error("runtime gvisor: " + engine.name() + " made the box with runtime '" + *given +
+               "' instead of " + plan.runtime + (engine.podman()
+                   ? " (Podman's API drops a create's oci_runtime before the fix of "
+                     "containers/podman#28429): use a Podman service whose default runtime is "
+                     "runsc with --host-uds=open, --oci-seccomp and --network=none (docs/sessions.md, "
+                     "gVisor), "
+                     "or Docker with runsc registered"
+                   : "") +
+               "; the box was not started");
 }
 
 // The network mode's host paths; none for a local box.
@@ -179,6 +204,7 @@ Result<RunOutcome> RunBox(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
   auto id = engine.Create(plan);
   if (!id) return id.error();
   cleanup.Container(&engine, *id);
+  if (auto ok = EnsureBoxRuntime(engine, plan, *id); !ok) return ok.error();
   std::optional<RawConnection> docker_wait;
   // Docker's next-exit wait must be registered before start; it is opened
   // while the attach is (each is a connection, over TLS a handshake).
@@ -293,7 +319,7 @@ Result<PlanInput> RunInput(const policy::Policy& policy, std::vector<std::string
 Result<std::string> ReadyOnEngine(Engine& engine, SessionPlan& plan, const Mode& mode,
                                   const policy::Policy& policy, const PlanInput& input,
                                   const Recipe* image_recipe, AgentSeed& seed) {
-  auto lines = FitToEngine(engine, plan, policy.limits.require);
+  auto lines = FitToEngine(engine, plan, policy.limits.require, mode.network);
   if (!lines) return lines.error();
   if (mode.review) {
     *lines += "  review mode: the box works on an overlay of the project; its work arrives as "

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,8 @@ enum class DangerousAction { kOff, kWarn, kDenyUnattended };
 // The exec-time check (docs/exec-check.md): off where the box cannot run it,
 // or a session that does not start (kRequire).
 enum class ExecCheck { kOn, kRequire, kOff };
+// The box's OCI runtime: the engine's own (runc, crun) or gVisor's runsc.
+enum class BoxRuntime { kDefault, kGvisor };
 
 enum class Origin { kDefault, kFile, kEnvironment, kFlag };
 std::string_view OriginName(Origin origin);
@@ -35,7 +38,8 @@ struct Setting {
 };
 
 // kRecipes: agent names to recipe fields (RecipeFields), a JSON object.
-enum class KeyType { kString, kEnum, kStringList, kBool, kInt, kRecipes };
+// kProjects: project folders to their own settings (ProjectSettings), a JSON object.
+enum class KeyType { kString, kEnum, kStringList, kBool, kInt, kRecipes, kProjects };
 
 // A row of the one table that defines every configuration key.
 struct KeySpec {
@@ -131,6 +135,12 @@ struct AgentsPolicy {
   std::string recipes_where;      // where `agents.recipes` was set
 };
 
+// What `projects: {FOLDER: {...}}` in the user's file may set for one project
+// (never read from the project itself). Unset fields keep the top level's.
+struct ProjectSettings {
+  std::optional<BoxRuntime> runtime;
+};
+
 // The user's policy: immutable once loaded and validated.
 struct Policy {
   Level level = Level::kUnattended;
@@ -138,6 +148,7 @@ struct Policy {
   Undetermined undetermined = Undetermined::kDeny;
   DangerousAction dangerous_action = DangerousAction::kWarn;
   ExecCheck exec_check = ExecCheck::kOn;
+  BoxRuntime runtime = BoxRuntime::kDefault;
   NetworkPolicy network;
   SeccompPolicy seccomp;
   FilesystemPolicy filesystem;
@@ -150,6 +161,7 @@ struct Policy {
   CachesPolicy caches;
   NotifyPolicy notify;
   AgentsPolicy agents;
+  std::map<std::string, ProjectSettings> projects;  // by absolute project folder
 
   std::string config_path;                  // the file read, "" when none
   std::map<std::string, Setting> settings;  // every key, with its origin
@@ -176,6 +188,11 @@ Result<Policy> Load(const LoadOptions& options);
 // The config file Load would read ("" when no location can be named), so a
 // watcher can notice when it is created or edited.
 std::string ResolveConfigPath(const LoadOptions& options);
+
+// The policy for the project at `project_dir`: its `projects:` entry over the
+// file's top level; a setting given in the environment or as a flag
+// (CORRAL_RUNTIME, --runtime) stays as given.
+Policy ForProject(const Policy& policy, const std::string& project_dir);
 
 // corral's state folder: $XDG_STATE_HOME/corral, else ~/.local/state/corral.
 std::string StateDir();

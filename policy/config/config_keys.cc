@@ -78,6 +78,10 @@ const std::vector<KeySpec>& Keys() {
        "Check every program the box starts, not only shell text: on, require (no session "
        "without it), off",
        {"on", "require", "off"}},
+      {"runtime", K::kEnum, R"("default")", "CORRAL_RUNTIME",
+       "The box's runtime: default (the engine's, sharing this machine's kernel) or gvisor "
+       "(runsc: a kernel of its own between the agent and this machine's; docs/sessions.md)",
+       {"default", "gvisor"}},
       {"dangerous.action", K::kEnum, R"("warn")", "CORRAL_DANGEROUS_ACTION",
        "Dangerous patterns (rm -rf, curl | sh, ...): off, warn, deny-unattended",
        {"off", "warn", "deny-unattended"}},
@@ -174,6 +178,9 @@ const std::vector<KeySpec>& Keys() {
        "An agent's login variables in its box: proxy (stand-ins; the session's proxy adds the "
        "real values, docs/logins.md) or pass (the values as they are)",
        {"proxy", "pass"}},
+      {"projects", K::kProjects, "{}", "",
+       "Settings for one project, by its absolute folder: runtime (default, gvisor), e.g. "
+       "projects: {/home/me/untrusted: {runtime: gvisor}}", {}},
       {"agents.recipes", K::kRecipes, "{}", "",
        "Your agent recipes: a new agent, or fields over a built-in one (corral agents lists them)",
        {}},

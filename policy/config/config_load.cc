@@ -65,7 +65,7 @@ std::optional<nlohmann::json> ReadValue(const KeySpec& spec, const std::string& 
                                         const YAML::Node& node, const std::string& file,
                                         Problems& problems) {
   auto value = ValueFromYaml(spec, node, file);
-  if (!value && spec.type == KeyType::kRecipes) {
+  if (!value && (spec.type == KeyType::kRecipes || spec.type == KeyType::kProjects)) {
     problems.Add(value.error());  // located already, one line per problem
     return std::nullopt;
   }

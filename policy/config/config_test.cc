@@ -122,6 +122,44 @@ TEST_F(ConfigTest, ExecCheckIsReadFromTheFileAndTheEnvironment) {
   EXPECT_FALSE(Load(Options(Write("d.yaml", "exec_check: maybe\n"))).ok());
 }
 
+TEST_F(ConfigTest, RuntimeAndAProjectsOwnRuntime) {
+  auto policy = Load(Options(Write("c.yaml", "runtime: gvisor\n")));
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->runtime, BoxRuntime::kGvisor);
+  EXPECT_EQ(Load(Options())->runtime, BoxRuntime::kDefault);
+  EXPECT_FALSE(Load(Options(Write("d.yaml", "runtime: kata\n"))).ok());
+
+  std::string file = Write("p.yaml", "projects:\n  /src/untrusted/:\n    runtime: gvisor\n"
+                                     "  /src/mine:\n    runtime: default\n");
+  policy = Load(Options(file));
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->runtime, BoxRuntime::kDefault);
+  EXPECT_EQ(ForProject(*policy, "/src/untrusted").runtime, BoxRuntime::kGvisor);
+  EXPECT_EQ(ForProject(*policy, "/src/mine").runtime, BoxRuntime::kDefault);
+  EXPECT_EQ(ForProject(*policy, "/src/other").runtime, BoxRuntime::kDefault);
+  env_["CORRAL_RUNTIME"] = "default";  // given for this run: it stays
+  policy = Load(Options(file));
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(ForProject(*policy, "/src/untrusted").runtime, BoxRuntime::kDefault);
+  env_.clear();
+
+  auto wrong = Load(Options(Write("e.yaml", "projects:\n  /src/x:\n    runtime: fast\n")));
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.error().message.find("e.yaml:2:3: projects: /src/x: runtime: expected default "
+                                       "or gvisor"),
+            std::string::npos)
+      << wrong.error().message;
+  wrong = Load(Options(Write("f.yaml", "projects:\n  src/x:\n    level: off\n")));
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.error().message.find("is not an absolute folder"), std::string::npos)
+      << wrong.error().message;
+  wrong = Load(Options(Write("g.yaml", "projects:\n  /src/x:\n    level: off\n")));
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.error().message.find("unknown key 'level' (a project may set: runtime)"),
+            std::string::npos)
+      << wrong.error().message;
+}
+
 TEST_F(ConfigTest, CorralConfigVariableNamesTheFile) {
   env_["CORRAL_CONFIG"] = Write("named.yaml", "level: off\n");
   auto policy = Load(Options());

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "policy/config/agent_recipes.h"
+#include "policy/config/project_settings.h"
 
 namespace corral::policy {
 namespace {
@@ -108,6 +109,7 @@ const KeySpec* FindKey(std::string_view name) {
 Result<nlohmann::json> ValueFromYaml(const KeySpec& key, const YAML::Node& node,
                                      const std::string& file) {
   if (key.type == KeyType::kRecipes) return RecipesFromYaml(node, file);
+  if (key.type == KeyType::kProjects) return ProjectsFromYaml(node, file);
   if (key.type == KeyType::kStringList) {
     if (!node.IsSequence()) return Error("expected a list of strings");
     nlohmann::json list = nlohmann::json::array();
@@ -136,7 +138,8 @@ Result<nlohmann::json> ValueFromYaml(const KeySpec& key, const YAML::Node& node,
     case KeyType::kBool: return ParseBool(text);
     case KeyType::kInt: return ParseInt(text);
     case KeyType::kStringList:
-    case KeyType::kRecipes: break;
+    case KeyType::kRecipes:
+    case KeyType::kProjects: break;
   }
   return Error("unsupported key type");
 }
@@ -144,6 +147,7 @@ Result<nlohmann::json> ValueFromYaml(const KeySpec& key, const YAML::Node& node,
 Result<nlohmann::json> ValueFromText(const KeySpec& key, const std::string& text) {
   switch (key.type) {
     case KeyType::kRecipes: return RecipesFromText(text, std::string(key.name));
+    case KeyType::kProjects: return ProjectsFromText(text, std::string(key.name));
     case KeyType::kString: return nlohmann::json(text);
     case KeyType::kEnum: return CheckChoice(key, std::string(Trim(text)));
     case KeyType::kBool: return ParseBool(text);

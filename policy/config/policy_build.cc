@@ -3,6 +3,7 @@
 
 #include "policy/config/agent_recipes.h"
 #include "policy/config/config_values.h"
+#include "policy/config/project_settings.h"
 
 namespace corral::policy {
 namespace {
@@ -47,6 +48,7 @@ Result<Policy> BuildPolicy(std::map<std::string, Setting> settings) {
   p.exec_check = r.String("exec_check") == "require" ? ExecCheck::kRequire
                  : r.String("exec_check") == "off"   ? ExecCheck::kOff
                                                      : ExecCheck::kOn;
+  p.runtime = r.String("runtime") == "gvisor" ? BoxRuntime::kGvisor : BoxRuntime::kDefault;
 
   p.network.allowed_domains = r.List("network.allowed_domains");
   p.network.denied_domains = r.List("network.denied_domains");
@@ -84,6 +86,7 @@ Result<Policy> BuildPolicy(std::map<std::string, Setting> settings) {
   p.agents.ask_first = r.Bool("agents.ask_first");
   p.agents.own_settings = r.String("agents.settings") == "own";
   p.agents.recipes = RecipesFromJson(settings.at("agents.recipes").value);
+  p.projects = ProjectsFromJson(settings.at("projects").value);
   p.agents.recipes_where = settings.at("agents.recipes").where;
   // Every check runs, so each problem is reported at once (one per line).
   Problems problems;

@@ -16,6 +16,12 @@ next, three detours to the stand-in `aws` in scripts an earlier step wrote
 the exec check and the agent goes on;
 then, with somebody watching (heartbeat), `aws` (a stand-in in the project)
 runs.
+
+CORRAL_TEST_RUNTIME=gvisor: the same sessions with `runtime: gvisor` (the box
+on gVisor's kernel; Podman: tests/engines/start's podman-gvisor). There the
+exec check is off (no seccomp user notification): the shell front still
+refuses the detours it reads, and the #! detour, which only the exec check
+sees, runs, as the start line says.
 """
 import json
 import os
@@ -36,6 +42,11 @@ import started  # noqa: E402  (tests/engines/started.py)
 
 ENGINE, CORRAL, SHIM = sys.argv[1], sys.argv[2], sys.argv[3]
 AGENTS = sys.argv[4:] or ["claude", "codex"]
+RUNTIME = os.environ.get("CORRAL_TEST_RUNTIME", "default")
+GVISOR = RUNTIME == "gvisor"
+# Podman's API ignores a per-box runtime: its gVisor service has runsc as default.
+STARTED = "podman-gvisor" if GVISOR and ENGINE == "podman" else ENGINE
+SOCKET = os.environ.get("CORRAL_TEST_ENGINE_SOCKET") or f"/run/corral-test/{STARTED}.sock"
 TOP = HERE.parent.parent
 RESULTS = {"pass": 0, "fail": 0}
 REFUSED = "may not run while nobody is watching"
@@ -75,7 +86,8 @@ LOGIN_HEADERS = {"claude": ("x-api-key", ""), "codex": ("authorization", "Bearer
 
 
 def start_engine():
-    started.start_engine(ENGINE)
+    if not os.environ.get("CORRAL_TEST_ENGINE_SOCKET"):
+        started.start_engine(STARTED)
 
 
 class Session:
@@ -112,7 +124,7 @@ class Session:
         self.env.update({
             "HOME": str(self.work / "home"), "XDG_CONFIG_HOME": str(self.work / "config"),
             "XDG_STATE_HOME": str(self.work / "state"), "XDG_RUNTIME_DIR": str(self.work / "run"),
-            "CORRAL_ENGINE": f"unix:///run/corral-test/{ENGINE}.sock", "CORRAL_SHIM": SHIM,
+            "CORRAL_ENGINE": f"unix://{SOCKET}", "CORRAL_SHIM": SHIM,
             "CORRAL_HOLD_UNKNOWN_FOLDERS": "off"})  # holding: tests/session/hold_e2e.py
 
     def write_config(self, model_port, passed, network=None):
@@ -121,6 +133,7 @@ class Session:
         allowed = [f"model.test:{model_port}", *network.pop("allowed_domains", [])]
         config = {
             "level": "always",
+            "runtime": RUNTIME,
             "deny_unattended": ["aws", "git push --force", "git push -f"],
             "presence": {"sources": ["heartbeat"], "heartbeat_file": str(self.heartbeat)},
             "notify": {"desktop": False},
@@ -204,6 +217,13 @@ def unattended(session):
     check(started.get("logins") == [LOGIN_VARIABLES[agent]] and agent_env.SCRIPTED_KEY not in json.dumps(started),
           f"{agent}: the session record names the login the proxy holds, and no value",
           json.dumps({k: started.get(k) for k in ("logins", "logins_passed")}))
+    check(started.get("runtime") == RUNTIME,
+          f"{agent}: the session record says runtime {RUNTIME}", started.get("runtime"))
+    if GVISOR:
+        check("runtime gvisor (runsc): the box runs on gVisor's kernel" in r.stderr
+              and "exec check: off under gVisor" in r.stderr,
+              f"{agent}: the start line names gVisor and what stands in for the exec check",
+              r.stderr[-1200:])
     check("logins held by the proxy (the box has stand-ins): " + LOGIN_VARIABLES[agent]
           in r.stderr, f"{agent}: the start line says the proxy holds the login", r.stderr[-800:])
     results = session.results(model)
@@ -275,6 +295,11 @@ def detours(session):
     for number, (route, *_) in zip((1, 3, 5), DETOURS):
         text = results.get(number, "")
         exec_check = route == "a #! line"
+        if exec_check and GVISOR:  # the gap the start line names: no exec check there
+            check("aws stand-in ran" in text,
+                  f"{agent}: under gVisor the stand-in started through {route} runs: only the "
+                  "exec check sees it, and it is off there (as the start line says)", text[-400:])
+            continue
         refused = "ermission denied" in text or (not exec_check and "corral blocked this" in text)
         check("aws stand-in ran" not in text and refused,
               f"{agent}: nobody watching, the stand-in started through {route} is refused"
@@ -284,6 +309,11 @@ def detours(session):
           f"{agent}: the agent went on after the refusals (its next step ran)")
     refusals = [i for i in session.inbox() if i.get("kind") == "command"]
     new = [i for i in refusals if i not in refusals_before]
+    if GVISOR:
+        check(len(new) == len(DETOURS) - 1 and all(i.get("entry") == "aws" for i in new),
+              f"{agent}: `corral inbox` has one refusal per detour the shell front read",
+              json.dumps(new)[:900])
+        return
     check(len(new) == len(DETOURS) and new[-1].get("entry") == "aws"
           and "via-shebang" in new[-1].get("command", ""),
           f"{agent}: `corral inbox` has one refusal per detour, the #! one as `aws`",
@@ -339,7 +369,7 @@ def main():
                 watched(session)
         finally:
             shutil.rmtree(session.work, ignore_errors=True)
-    print(f"{ENGINE}: {RESULTS['pass']} passed, {RESULTS['fail']} failed")
+    print(f"{ENGINE} ({RUNTIME}): {RESULTS['pass']} passed, {RESULTS['fail']} failed")
     return 1 if RESULTS["fail"] else 0
 
 

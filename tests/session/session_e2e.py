@@ -27,8 +27,13 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "engines
 import started  # noqa: E402  (tests/engines/started.py)
 
 ENGINE, CORRAL, SHIM = sys.argv[1], sys.argv[2], sys.argv[3]
+# CORRAL_TEST_RUNTIME=gvisor: the same sessions with runtime: gvisor (Podman:
+# tests/engines/start's podman-gvisor, whose default runtime is runsc).
+RUNTIME = os.environ.get("CORRAL_TEST_RUNTIME", "default")
+GVISOR = RUNTIME == "gvisor"
+STARTED = "podman-gvisor" if GVISOR and ENGINE == "podman" else ENGINE
 # tests/engines/as_user: an engine started for the ordinary user this runs as.
-SOCKET = os.environ.get("CORRAL_TEST_ENGINE_SOCKET") or f"/run/corral-test/{ENGINE}.sock"
+SOCKET = os.environ.get("CORRAL_TEST_ENGINE_SOCKET") or f"/run/corral-test/{STARTED}.sock"
 HERE = pathlib.Path(__file__).resolve().parent
 TOP = HERE.parent.parent
 RESULTS = {"pass": 0, "fail": 0}
@@ -53,8 +58,8 @@ def free_port():
 def start_engine():
     if os.environ.get("CORRAL_TEST_ENGINE_SOCKET"):
         return  # started, with the images, by tests/engines/as_user
-    started.start_engine(ENGINE)
-    r = run([str(TOP / "tests/engines/tools_image"), ENGINE])
+    started.start_engine(STARTED)
+    r = run([str(TOP / "tests/engines/tools_image"), ENGINE, SOCKET])
     if r.returncode != 0:
         print(r.stdout + r.stderr)
         print(f"FAIL {ENGINE}: the tools image could not be imported")
@@ -163,6 +168,8 @@ def check_record(work, proj, env):
     check(stored.exists() and stored.read_text().splitlines() == copy,
           "the state folder keeps the same record as --json-events wrote", str(stored))
     started_event = events[0] if events else {}
+    check(started_event.get("runtime") == RUNTIME, f"session_started says runtime {RUNTIME}",
+          json.dumps(started_event)[:400])
     check(started_event.get("boxed") is True and started_event.get("mode") == "local"
           and any(h.startswith("origin.test") for h in started_event.get("allowed_hosts", [])),
           "session_started says boxed, local, and the allowed hosts", json.dumps(started_event)[:400])
@@ -255,6 +262,7 @@ def main():
             deny = ["aws", "kubectl", "git push --force", "git push -f", *extra_deny]
             text = {
                 "level": "always",
+                "runtime": RUNTIME,
                 "image": "corral-tools:2",
                 "deny_unattended": deny,
                 "presence": {"sources": ["heartbeat"], "heartbeat_file": str(heartbeat)},
@@ -417,54 +425,60 @@ def main():
               "unboxed session: the host shim asks the oracle and `aws` is refused",
               r.stdout + r.stderr)
 
-        # 5. An image whose /bin/sh and /bin/bash are diverted to corral-shell
-        # (images/agent/divert-shells): hard-coded shell paths, and a shell
-        # started with an empty environment, are checked too.
-        ctx = work / "diverted"
-        ctx.mkdir()
-        shim_dir = pathlib.Path(SHIM).resolve().parent
-        for program in ("corral-shell", "corral-shim"):
-            shutil.copy(shim_dir / program, ctx / program)
-        shutil.copy(HERE.parent.parent / "images" / "agent" / "divert-shells", ctx)
-        # The context's .dockerignore is applied as the docker CLI applies it.
-        (ctx / "secret.env").write_text("TOKEN=x\n")
-        (ctx / "cache").mkdir()
-        (ctx / "cache" / "big").write_text("x\n")
-        (ctx / ".dockerignore").write_text("*.env\ncache\n")
-        (ctx / "Dockerfile").write_text(
-            "FROM corral-tools:2\n"
-            "COPY corral-shell corral-shim divert-shells /usr/lib/corral/\n"
-            "COPY . /context/\n"
-            "RUN /usr/lib/corral/divert-shells\n")
-        tag = f"corral-diverted-test-{os.getpid()}:1"
-        script = ("/bin/sh -c 'kubectl get pods'; echo sh-$?; "
-                  "env -i /usr/bin/bash -c 'aws s3 ls'; echo bash-$?; "
-                  "/bin/sh -c 'echo diverted-ok'; /usr/bin/bash -c 'echo bash-ok'; "
-                  "ls -A /context | tr '\\n' ' ' | sed 's/^/context: /'; echo; "
-                  "echo /elsewhere > .git/commondir")
-        r = run([CORRAL, "run", "--headless", "--image", tag, "--build", str(ctx), "--",
-                 "/bin/busybox", "sh", "-c", script],
-                cwd=proj, env=env, stdin=subprocess.DEVNULL, timeout=300)
-        check("sh-1" in r.stdout and "bash-1" in r.stdout
-              and r.stderr.count("corral blocked this") == 2,
-              "diverted image: /bin/sh and `env -i /usr/bin/bash` are checked; listed commands refused",
-              r.stdout + r.stderr[-600:])
-        check("diverted-ok" in r.stdout and "bash-ok" in r.stdout,
-              "diverted image: other commands run through the real shells", r.stdout)
-        check(not (proj / ".git" / "commondir").exists() and "removed" in r.stderr,
-              "a .git/commondir the box wrote is removed when the session ends",
-              r.stderr[-400:])
-        listed = next((line for line in r.stdout.splitlines() if line.startswith("context: ")), "")
-        check("Dockerfile" in listed and "divert-shells" in listed and "secret.env" not in listed
-              and "cache" not in listed,
-              "--build leaves out what the context's .dockerignore excludes", listed or r.stdout)
-        run(["curl", "-s", "--unix-socket", SOCKET, "-X", "DELETE",
-             f"http://d/v1.41/images/{tag}?force=1"])
+        # Not under gVisor: step 5 builds an image, the engine's work rather than the box's.
+        if not GVISOR:
+            # 5. An image whose /bin/sh and /bin/bash are diverted to corral-shell
+            # (images/agent/divert-shells): hard-coded shell paths, and a shell
+            # started with an empty environment, are checked too.
+            ctx = work / "diverted"
+            ctx.mkdir()
+            shim_dir = pathlib.Path(SHIM).resolve().parent
+            for program in ("corral-shell", "corral-shim"):
+                shutil.copy(shim_dir / program, ctx / program)
+            shutil.copy(HERE.parent.parent / "images" / "agent" / "divert-shells", ctx)
+            # The context's .dockerignore is applied as the docker CLI applies it.
+            (ctx / "secret.env").write_text("TOKEN=x\n")
+            (ctx / "cache").mkdir()
+            (ctx / "cache" / "big").write_text("x\n")
+            (ctx / ".dockerignore").write_text("*.env\ncache\n")
+            (ctx / "Dockerfile").write_text(
+                "FROM corral-tools:2\n"
+                "COPY corral-shell corral-shim divert-shells /usr/lib/corral/\n"
+                "COPY . /context/\n"
+                "RUN /usr/lib/corral/divert-shells\n")
+            tag = f"corral-diverted-test-{os.getpid()}:1"
+            script = ("/bin/sh -c 'kubectl get pods'; echo sh-$?; "
+                      "env -i /usr/bin/bash -c 'aws s3 ls'; echo bash-$?; "
+                      "/bin/sh -c 'echo diverted-ok'; /usr/bin/bash -c 'echo bash-ok'; "
+                      "ls -A /context | tr '\\n' ' ' | sed 's/^/context: /'; echo; "
+                      "echo /elsewhere > .git/commondir")
+            r = run([CORRAL, "run", "--headless", "--image", tag, "--build", str(ctx), "--",
+                     "/bin/busybox", "sh", "-c", script],
+                    cwd=proj, env=env, stdin=subprocess.DEVNULL, timeout=300)
+            check("sh-1" in r.stdout and "bash-1" in r.stdout
+                  and r.stderr.count("corral blocked this") == 2,
+                  "diverted image: /bin/sh and `env -i /usr/bin/bash` are checked; listed commands refused",
+                  r.stdout + r.stderr[-600:])
+            check("diverted-ok" in r.stdout and "bash-ok" in r.stdout,
+                  "diverted image: other commands run through the real shells", r.stdout)
+            check(not (proj / ".git" / "commondir").exists() and "removed" in r.stderr,
+                  "a .git/commondir the box wrote is removed when the session ends",
+                  r.stderr[-400:])
+            listed = next((line for line in r.stdout.splitlines() if line.startswith("context: ")), "")
+            check("Dockerfile" in listed and "divert-shells" in listed and "secret.env" not in listed
+                  and "cache" not in listed,
+                  "--build leaves out what the context's .dockerignore excludes", listed or r.stdout)
+            run(["curl", "-s", "--unix-socket", SOCKET, "-X", "DELETE",
+                 f"http://d/v1.41/images/{tag}?force=1"])
     finally:
-        if sshd:
-            sshd.terminate()
-        subprocess.run(["rm", "-rf", str(work)])
-    print(f"{ENGINE}: {RESULTS['pass']} passed, {RESULTS['fail']} failed")
+        finish(sshd, work)
+
+
+def finish(sshd, work):
+    if sshd:
+        sshd.terminate()
+    subprocess.run(["rm", "-rf", str(work)])
+    print(f"{ENGINE} ({RUNTIME}): {RESULTS['pass']} passed, {RESULTS['fail']} failed")
     sys.exit(1 if RESULTS["fail"] else 0)
 
 
