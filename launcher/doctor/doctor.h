@@ -68,10 +68,10 @@ DoctorCheck CheckConfig(const policy::Policy& policy, const std::optional<Error>
 DoctorCheck JudgeRuntime(const EngineFacts& facts, bool podman, const Limits& limits,
                          bool require_limits);
 // The gvisor line (runtime: gvisor): Docker's runsc registered with
-// --host-uds=open (not needed in the network mode) and --oci-seccomp;
-// Podman's default runtime; exec_check: require cannot hold there.
+// --host-uds=open, --network=none and --oci-seccomp; Podman's default
+// runtime; exec_check: require cannot hold there.
 DoctorCheck JudgeGvisor(const EngineFacts& facts, bool podman, const std::string& engine_name,
-                        const std::string& url, bool network_mode, policy::ExecCheck exec_check);
+                        const std::string& url, policy::ExecCheck exec_check);
 // The user-namespace line. `rootless_engine`: the engine runs without root
 // (or none answers, and a session would start a rootless Podman).
 DoctorCheck JudgeUserNamespace(unsigned uid, const RootlessHost& host, bool rootless_engine);

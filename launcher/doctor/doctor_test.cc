@@ -48,28 +48,26 @@ TEST(JudgeRuntime, NamesTheRuntimeAndCgroupsAndPassesWhenEveryLimitHolds) {
 
 TEST(JudgeGvisor, DockerNeedsRunscWithHostSocketsAndItsSeccomp) {
   EngineFacts facts;
-  auto judge = [&](bool network_mode, policy::ExecCheck check = policy::ExecCheck::kOn) {
-    return JudgeGvisor(facts, /*podman=*/false, "docker 28", "unix:///d.sock", network_mode,
-                       check);
+  auto judge = [&](policy::ExecCheck check = policy::ExecCheck::kOn) {
+    return JudgeGvisor(facts, /*podman=*/false, "docker 28", "unix:///d.sock", check);
   };
-  DoctorCheck missing = judge(false);
+  DoctorCheck missing = judge();
   EXPECT_EQ(missing.status, CheckStatus::kFail);
   EXPECT_NE(missing.detail.find("no runtime named runsc"), std::string::npos) << missing.detail;
   EXPECT_NE(missing.fix.find("daemon.json"), std::string::npos);
   facts.runtimes["runsc"] = {"--oci-seccomp"};
-  EXPECT_NE(judge(false).detail.find("--host-uds=open"), std::string::npos);
-  EXPECT_EQ(judge(true).status, CheckStatus::kOk) << "the network mode needs no host sockets";
+  EXPECT_NE(judge().detail.find("--host-uds=open"), std::string::npos);
   facts.runtimes["runsc"] = {"--host-uds=open", "--oci-seccomp"};
-  EXPECT_NE(judge(false).detail.find("--network=none"), std::string::npos);
+  EXPECT_NE(judge().detail.find("--network=none"), std::string::npos);
   facts.runtimes["runsc"] = {"--host-uds=open", "--network=none"};
-  EXPECT_NE(judge(false).detail.find("--oci-seccomp"), std::string::npos);
+  EXPECT_NE(judge().detail.find("--oci-seccomp"), std::string::npos);
   facts.runtimes["runsc"] = {"--host-uds=open", "-oci-seccomp", "--network=none",
                              "--platform=ptrace"};
-  DoctorCheck ok = judge(false);
+  DoctorCheck ok = judge();
   EXPECT_EQ(ok.status, CheckStatus::kOk) << ok.detail;
   EXPECT_NE(ok.detail.find("exec check is off under gVisor"), std::string::npos);
-  EXPECT_EQ(GvisorNotReady(facts, false, "unix:///d.sock", false), "");
-  DoctorCheck require = judge(false, policy::ExecCheck::kRequire);
+  EXPECT_EQ(GvisorNotReady(facts, false, "unix:///d.sock"), "");
+  DoctorCheck require = judge(policy::ExecCheck::kRequire);
   EXPECT_EQ(require.status, CheckStatus::kFail);
   EXPECT_NE(require.detail.find("seccomp user notification"), std::string::npos);
 }
@@ -78,12 +76,12 @@ TEST(JudgeGvisor, PodmanPassesWhenItsDefaultIsRunscElseWarns) {
   EngineFacts facts;
   facts.runtime = "runc";
   DoctorCheck warned =
-      JudgeGvisor(facts, /*podman=*/true, "podman 4.3.1", "unix:///p.sock", false,
+      JudgeGvisor(facts, /*podman=*/true, "podman 4.3.1", "unix:///p.sock",
                   policy::ExecCheck::kOn);
   EXPECT_EQ(warned.status, CheckStatus::kWarn);
   EXPECT_NE(warned.detail.find("containers/podman#28429"), std::string::npos);
   facts.runtime = "runsc";
-  EXPECT_EQ(JudgeGvisor(facts, true, "podman 4.3.1", "unix:///p.sock", false,
+  EXPECT_EQ(JudgeGvisor(facts, true, "podman 4.3.1", "unix:///p.sock",
                         policy::ExecCheck::kOn).status,
             CheckStatus::kOk);
 }

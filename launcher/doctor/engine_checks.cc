@@ -118,7 +118,7 @@ DoctorCheck CheckRuntime(const Engine& engine, const policy::Policy& policy) {
 }
 
 DoctorCheck JudgeGvisor(const EngineFacts& facts, bool podman, const std::string& engine_name,
-                        const std::string& url, bool network_mode, policy::ExecCheck exec_check) {
+                        const std::string& url, policy::ExecCheck exec_check) {
   if (exec_check == policy::ExecCheck::kRequire) {
     return {"gvisor", CheckStatus::kFail,
             "runtime gvisor and exec_check: require: gVisor's kernel has no seccomp user "
@@ -139,7 +139,7 @@ DoctorCheck JudgeGvisor(const EngineFacts& facts, bool podman, const std::string
             "run a Podman service whose default runtime is runsc with --host-uds=open, "
             "--oci-seccomp and --network=none (docs/sessions.md, gVisor), or use Docker with runsc registered"};
   }
-  std::string problem = GvisorProblem(facts, podman, url, network_mode);
+  std::string problem = GvisorProblem(facts, podman, url);
   if (!problem.empty()) {
     return {"gvisor", CheckStatus::kFail, problem, kRegisterRunscWithDocker};
   }
@@ -149,7 +149,7 @@ DoctorCheck JudgeGvisor(const EngineFacts& facts, bool podman, const std::string
 
 DoctorCheck CheckGvisor(const Engine& engine, const policy::Policy& policy) {
   return JudgeGvisor(engine.facts(), engine.podman(), engine.name(), engine.endpoint().url,
-                     engine.remote(), policy.exec_check);
+                     policy.exec_check);
 }
 
 DoctorCheck JudgeUserNamespace(unsigned uid, const RootlessHost& host, bool rootless_engine) {

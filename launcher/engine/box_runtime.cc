@@ -29,25 +29,26 @@ bool HasArg(const std::vector<std::string>& args, std::initializer_list<const ch
 
 }  // namespace
 
-std::string GvisorProblem(const EngineFacts& facts, bool podman, const std::string& url,
-                          bool network_mode) {
+std::string GvisorProblem(const EngineFacts& facts, bool podman, const std::string& url) {
   if (podman) return "";  // its /info lists no runtimes: the box made is checked instead
   auto runsc = facts.runtimes.find(kGvisorRuntime);
   if (runsc == facts.runtimes.end()) {
     return "runtime gvisor: Docker at " + url + " has no runtime named runsc";
   }
   const std::vector<std::string>& args = runsc->second;
-  // Locally the box reaches the proxy and the oracle through unix sockets in
-  // the session folder, which gVisor's kernel opens only with --host-uds.
-  if (!network_mode && !HasArg(args, {"--host-uds=open", "--host-uds=all"})) {
+  // The box reaches the proxy and the oracle through unix sockets: in the
+  // session folder, or in the network mode's relay volume, where the sidecar
+  // (on the engine's kernel) listens. gVisor's kernel opens them only with
+  // --host-uds.
+  if (!HasArg(args, {"--host-uds=open", "--host-uds=all"})) {
     return "runtime gvisor: Docker's runsc at " + url + " lacks --host-uds=open in its "
            "runtimeArgs, so the box could not reach the session's proxy and oracle (unix "
-           "sockets in the session folder)";
+           "sockets)";
   }
   // A box without a network asks for a new, empty network namespace, which
   // runsc makes only with --network=none ("cannot run with network enabled
   // in root network namespace").
-  if (!network_mode && !HasArg(args, {"--network=none"})) {
+  if (!HasArg(args, {"--network=none"})) {
     return "runtime gvisor: Docker's runsc at " + url + " lacks --network=none in its "
            "runtimeArgs, and runsc will not start a box without a network otherwise";
   }
@@ -58,9 +59,8 @@ std::string GvisorProblem(const EngineFacts& facts, bool podman, const std::stri
   return "";
 }
 
-std::string GvisorNotReady(const EngineFacts& facts, bool podman, const std::string& url,
-                           bool network_mode) {
-  std::string problem = GvisorProblem(facts, podman, url, network_mode);
+std::string GvisorNotReady(const EngineFacts& facts, bool podman, const std::string& url) {
+  std::string problem = GvisorProblem(facts, podman, url);
   return problem.empty() ? "" : problem + "; " + kRegisterRunscWithDocker;
 }
 

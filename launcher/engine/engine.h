@@ -304,15 +304,13 @@ struct EngineFacts {
   EngineHost host;
 };
 // runtime: gvisor (engine/box_runtime.cc): "" when Docker's runsc is
-// registered as a box needs it (for a local box --host-uds=open, its sockets,
-// and --network=none; --oci-seccomp, its profile), else the problem and how
-// to register it.
+// registered as a box needs it (--host-uds=open: the session's unix sockets,
+// in the session folder or the network mode's relay volume; --network=none;
+// --oci-seccomp, its profile), else the problem and how to register it.
 // Podman's is checked on the box made (Engine::BoxRuntime).
-std::string GvisorNotReady(const EngineFacts& facts, bool podman, const std::string& url,
-                           bool network_mode);
+std::string GvisorNotReady(const EngineFacts& facts, bool podman, const std::string& url);
 // Its problem alone, and the fix it adds (for corral doctor's two lines).
-std::string GvisorProblem(const EngineFacts& facts, bool podman, const std::string& url,
-                          bool network_mode);
+std::string GvisorProblem(const EngineFacts& facts, bool podman, const std::string& url);
 extern const char* const kRegisterRunscWithDocker;
 EngineFacts PodmanFacts(const nlohmann::json& info);  // GET /libpod/info
 EngineFacts DockerFacts(const nlohmann::json& info);  // GET /info

@@ -25,6 +25,7 @@ std::string RuntimeLines(const SessionPlan& plan) {
   if (std::find(plan.notes.begin(), plan.notes.end(), kGvisorExecCheckLine) != plan.notes.end()) {
     lines += std::string("  ") + kGvisorExecCheckLine + "\n";
   }
+  if (std::string pids = GvisorPidsLine(plan); !pids.empty()) lines += "  " + pids + "\n";
   return lines;
 }
 

@@ -289,7 +289,6 @@ Result<void> PlanConfinement(const PlanInput& input, SessionPlan& plan) {
   auto seccomp = SeccompJson(policy.seccomp, plan.exec_gate);
   if (!seccomp) return seccomp.error();
   plan.seccomp = std::move(*seccomp);
-  if (!plan.runtime.empty()) LeaveClone3ToGvisor(plan.seccomp);
   plan.limits.pids = policy.limits.pids;
   auto memory = ParseMemory(policy.limits.memory);
   if (!memory) return memory.error();
@@ -306,6 +305,7 @@ Result<void> PlanConfinement(const PlanInput& input, SessionPlan& plan) {
                        "/proc/sched_debug", "/proc/scsi", "/sys/firmware",
                        "/sys/devices/virtual/powercap"};
   plan.readonly_paths = {"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"};
+  FitToGvisor(plan);
   return Ok();
 }
 

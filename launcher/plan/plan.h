@@ -71,11 +71,17 @@ struct GitLayout {
 // runtime; runtime: gvisor sets plan.runtime, turns the check off with a note
 // (kGvisorExecCheckLine), and refuses exec_check: require (box_runtime.cc).
 Result<std::string> ExecCheckUnder(const policy::Policy& policy, SessionPlan& plan);
-// runsc (the Debian 12 package, 2022) answers EPERM for every errnoRet of
-// the box's profile: glibc then does not fall back from clone3 to clone, and
-// no thread starts. Under gVisor clone3 is left to gVisor's kernel, which has
-// none (ENOSYS).
-void LeaveClone3ToGvisor(nlohmann::json& seccomp);
+// Under runtime: gvisor, the profile as runsc reads it (clone3 left to
+// gVisor's kernel, gVisor's own names for calls it names differently) and the
+// pids limit held by RLIMIT_NPROC in gVisor's kernel, the cgroup's limit
+// raised to a ceiling on gVisor's threads (box_runtime.cc). No-op otherwise.
+void FitToGvisor(SessionPlan& plan);
+// "pids N held by RLIMIT_NPROC in gVisor's kernel; ...", or "" (not gVisor,
+// no pids limit): a note of the plan and a start line.
+std::string GvisorPidsLine(const SessionPlan& plan);
+// The cgroup's pids limit under gVisor: per box process, plus gVisor's own.
+inline constexpr std::int64_t kGvisorTasksPerProcess = 32;
+inline constexpr std::int64_t kGvisorBaseTasks = 256;
 
 // Walks up from `dir` to the nearest folder holding `.git` (folder or file).
 GitLayout FindGit(const std::string& dir);

@@ -369,6 +369,42 @@ TEST(Plan, GvisorRunsTheBoxOnRunscWithoutTheExecCheckAndSaysSo) {
   };
   EXPECT_EQ(clone3(*plain), "SCMP_ACT_ERRNO");
   EXPECT_EQ(clone3(*plan), "SCMP_ACT_ALLOW") << "runsc gives EPERM for ENOSYS: no thread starts";
+  // runsc skips a name its table does not know: pselect6 is "pselect" there.
+  auto allowing = [](const SessionPlan& p, const std::string& name) {
+    for (const auto& rule : p.seccomp["syscalls"]) {
+      if (rule["action"] != "SCMP_ACT_ALLOW") continue;
+      for (const auto& n : rule["names"]) {
+        if (n == name) return true;
+      }
+    }
+    return false;
+  };
+  EXPECT_TRUE(allowing(*plain, "pselect6"));
+  EXPECT_FALSE(allowing(*plain, "pselect"));
+  EXPECT_TRUE(allowing(*plan, "pselect6"));
+  EXPECT_TRUE(allowing(*plan, "pselect"));
+  // The box's process count is RLIMIT_NPROC in gVisor's kernel; the cgroup's
+  // limit counts gVisor's own threads and becomes a ceiling above them.
+  auto nproc = [](const SessionPlan& p) {
+    for (const Ulimit& u : p.ulimits) {
+      if (u.name == "nproc") return std::pair{u.soft, u.hard};
+    }
+    return std::pair<std::uint64_t, std::uint64_t>{0, 0};
+  };
+  EXPECT_EQ(plain->limits.pids, policy.limits.pids);
+  EXPECT_EQ(nproc(*plan), (std::pair<std::uint64_t, std::uint64_t>{
+                              static_cast<std::uint64_t>(policy.limits.pids),
+                              static_cast<std::uint64_t>(policy.limits.pids)}));
+  EXPECT_EQ(plan->limits.pids,
+            policy.limits.pids * kGvisorTasksPerProcess + kGvisorBaseTasks);
+  EXPECT_TRUE(std::any_of(plan->notes.begin(), plan->notes.end(), [&](const std::string& n) {
+    return n.find("pids " + std::to_string(policy.limits.pids) +
+                  " held by RLIMIT_NPROC in gVisor's kernel") == 0;
+  }));
+  EXPECT_NE(Summary(*plan, "docker 28").find("  pids " + std::to_string(policy.limits.pids) +
+                                             " held by RLIMIT_NPROC in gVisor's kernel"),
+            std::string::npos);
+  EXPECT_EQ(GvisorPidsLine(*plain), "");
 
   policy.exec_check = policy::ExecCheck::kOff;  // asked off: nothing to say about it
   plan = MakePlan(TestInput(policy, tree, top));

@@ -49,7 +49,7 @@ std::string PlanPrintout(SessionPlan plan, Engine* engine,
     }
     if (!plan.runtime.empty()) {
       std::string missing =
-          GvisorNotReady(engine->facts(), engine->podman(), engine->endpoint().url, network);
+          GvisorNotReady(engine->facts(), engine->podman(), engine->endpoint().url);
       if (!missing.empty()) {
         out << missing << " (a session would not start)\n";
       } else {

@@ -71,8 +71,7 @@ class Cleanup {
 // the project. The limits the engine cannot set are left out; the lines said
 // after the summary name them, and the rootless setup found. With
 // limits.require a limit not in force stops the session instead.
-Result<std::string> FitToEngine(const Engine& engine, SessionPlan& plan, bool require_limits,
-                                bool network_mode) {
+Result<std::string> FitToEngine(const Engine& engine, SessionPlan& plan, bool require_limits) {
   if (engine.rootless() && !engine.podman()) {
     return Error("rootless Docker (" + engine.endpoint().url +
                  ") is not supported yet: Docker cannot keep your uid in the box as Podman's "
@@ -81,8 +80,7 @@ Result<std::string> FitToEngine(const Engine& engine, SessionPlan& plan, bool re
                  "or Docker through the docker group (/var/run/docker.sock)");
   }
   if (!plan.runtime.empty()) {  // runtime: gvisor, never this machine's kernel instead
-    std::string missing = GvisorNotReady(engine.facts(), engine.podman(), engine.endpoint().url,
-                                         network_mode);
+    std::string missing = GvisorNotReady(engine.facts(), engine.podman(), engine.endpoint().url);
     if (!missing.empty()) return Error(missing);
   }
   LimitsVerdict verdict = JudgeLimits(plan.limits, engine.facts(), engine.podman());
@@ -319,7 +317,7 @@ Result<PlanInput> RunInput(const policy::Policy& policy, std::vector<std::string
 Result<std::string> ReadyOnEngine(Engine& engine, SessionPlan& plan, const Mode& mode,
                                   const policy::Policy& policy, const PlanInput& input,
                                   const Recipe* image_recipe, AgentSeed& seed) {
-  auto lines = FitToEngine(engine, plan, policy.limits.require, mode.network);
+  auto lines = FitToEngine(engine, plan, policy.limits.require);
   if (!lines) return lines.error();
   if (mode.review) {
     *lines += "  review mode: the box works on an overlay of the project; its work arrives as "
