@@ -14,6 +14,7 @@
 
 #include "launcher/autorun/autorun.h"
 #include "launcher/cli/cli.h"
+#include "launcher/plan/plan.h"
 #include "launcher/review/review.h"
 
 namespace corral::cli {
@@ -105,6 +106,20 @@ int ActOnHeldFiles(const std::string& session, const ReviewOptions& options) {
   return kExitOk;
 }
 
+// The auto-run table (launcher/autorun/) as it reads for `project` now:
+// core.hooksPath from its git config and the user's.
+launcher::review::AutoRunTool AutoRunToolIn(const std::string& project) {
+  const char* home = std::getenv("HOME");
+  auto watches =
+      autorun::Watches(launcher::AutorunRoots(project, home ? home : ""));
+  return [project, watches](const std::string& path) {
+    for (const auto& watch : watches) {
+      if (watch.base == project && autorun::Matches(watch.pattern, path)) return watch.tool;
+    }
+    return std::string();
+  };
+}
+
 // A review session's branch (launcher/review/).
 void ListBranches(nlohmann::json& out, std::string& text) {
   for (const auto& copy : launcher::review::BranchesToReview(policy::StateDir())) {
@@ -129,12 +144,14 @@ int ActOnBranch(const std::string& session, const ReviewOptions& options) {
   auto copy = review::ReadCopy(policy::StateDir(), session);
   if (!copy) return Fail(copy.error(), kExitRefused);
   if (!options.apply && !options.discard) {
-    auto text = review::Describe(*copy);
+    auto text = review::Describe(*copy, AutoRunToolIn(copy->project));
     if (!text) return Fail(text.error(), kExitRefused);
     Page(*text, options.no_pager);
     return kExitOk;
   }
-  auto done = options.apply ? review::Apply(policy::StateDir(), *copy) : review::Discard(*copy);
+  auto done = options.apply ? review::Apply(policy::StateDir(), *copy,
+                                            {options.paths, AutoRunToolIn(copy->project)})
+                            : review::Discard(*copy);
   if (!done) return Fail(done.error(), kExitRefused);
   for (const auto& line : *done) std::cout << line << "\n";
   return kExitOk;
@@ -204,7 +221,8 @@ void AddReviewCommand(CLI::App& app, Globals& globals) {
       "Review what a boxed session left: the auto-run files held at its end, or a review "
       "session's branch");
   sub->add_option("SESSION", options->session, "The session (its id, or a unique prefix)");
-  sub->add_option("PATH", options->paths, "Only these held files (as listed)");
+  sub->add_option("PATH", options->paths,
+                  "Only these held files (as listed), or these files of a branch");
   auto* apply = sub->add_flag("--apply", options->apply,
                               "Put the box's version in place (refused when this machine's file "
                               "changed since the session ended, unless --force); a branch: its "
@@ -223,7 +241,8 @@ void AddReviewCommand(CLI::App& app, Globals& globals) {
       "A review session (corral run --review) leaves branch corral/SESSION: the\n"
       "agent's commits plus one for what it left uncommitted. --apply writes its\n"
       "changes into the working tree (not staged), refused when a file it changes\n"
-      "changed in your tree since the session started; --discard deletes it.\n"
+      "changed in your tree since the session started; a file a tool here runs\n"
+      "without asking is held back unless you name it; --discard deletes it.\n"
       "Exit status: 0 done; 1 nothing held for that session, or --apply refused;\n"
       "2 bad flags.\n"
       "Examples:\n"

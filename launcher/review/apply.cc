@@ -2,6 +2,7 @@
 // into the working tree, or drop it.
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "launcher/review/review.h"
@@ -40,15 +41,41 @@ Result<std::map<std::string, std::string>> BlobsIn(const std::vector<std::string
   return blobs;
 }
 
+// The branch's changed files, as git names them.
+Result<std::vector<std::string>> ChangedFiles(const Copy& copy) {
+  auto listed = Git({"-C", copy.project, "diff", "--name-only", "--no-renames", "-z", copy.base,
+                     copy.branch});
+  if (!listed) return listed.error();
+  return Fields(*listed);
+}
+
+// "a (tool), b (tool)" for the auto-run files among `files`.
+std::string AutoRunNames(const std::vector<std::string>& files, const AutoRunTool& auto_run) {
+  std::string names;
+  for (const auto& path : files) {
+    std::string tool = auto_run ? auto_run(path) : "";
+    if (!tool.empty()) names += (names.empty() ? "" : ", ") + path + " (" + tool + ")";
+  }
+  return names;
+}
+
 }  // namespace
 
-Result<std::string> Describe(const Copy& copy) {
+Result<std::string> Describe(const Copy& copy, const AutoRunTool& auto_run) {
   if (auto ok = BranchThere(copy); !ok) return ok.error();
   std::string range = copy.base + ".." + copy.branch;
   std::string text = "session " + copy.session + " (" + copy.agent + ") in " + copy.project +
                      ": branch " + copy.branch + "\n" + (copy.state == "applied" ? "(applied)\n" : "") +
                      "To bring it into your working tree: corral review " + copy.session +
-                     " --apply; to drop it: --discard\n\n";
+                     " --apply; to drop it: --discard\n";
+  auto files = ChangedFiles(copy);
+  if (!files) return files.error();
+  if (std::string names = AutoRunNames(*files, auto_run); !names.empty()) {
+    text += "It changes files a tool on this machine runs without asking: " + names +
+            ". --apply holds them back unless you name them (corral review " + copy.session +
+            " --apply PATH)\n";
+  }
+  text += "\n";
   auto log = Git({"-C", copy.project, "log", "--no-color", "--format=%h %an: %s", range});
   auto stat = Git({"-C", copy.project, "diff", "--no-color", "--stat", copy.base, copy.branch});
   auto diff = Git({"-C", copy.project, "diff", "--no-color", "--no-ext-diff", copy.base, copy.branch});
@@ -56,13 +83,35 @@ Result<std::string> Describe(const Copy& copy) {
   return text + *log + "\n" + *stat + "\n" + *diff;
 }
 
-Result<std::vector<std::string>> Apply(const std::string& state_dir, Copy& copy) {
+Result<std::vector<std::string>> Apply(const std::string& state_dir, Copy& copy,
+                                       const ApplyChoice& choice) {
   if (auto ok = BranchThere(copy); !ok) return ok.error();
-  auto listed = Git({"-C", copy.project, "diff", "--name-only", "--no-renames", "-z", copy.base,
-                     copy.branch});
-  if (!listed) return listed.error();
-  std::vector<std::string> files = Fields(*listed);
-  if (files.empty()) return std::vector<std::string>{"branch " + copy.branch + " changes nothing"};
+  auto changed = ChangedFiles(copy);
+  if (!changed) return changed.error();
+  if (changed->empty()) return std::vector<std::string>{"branch " + copy.branch + " changes nothing"};
+  for (const auto& path : choice.paths) {
+    if (std::find(changed->begin(), changed->end(), path) == changed->end()) {
+      return Error("branch " + copy.branch + " does not change " + path +
+                   "; nothing was changed (corral review " + copy.session + " lists its files)");
+    }
+  }
+  // The files to write: those named, else all but the auto-run ones.
+  std::vector<std::string> files, held_back;
+  for (const auto& path : *changed) {
+    bool named = std::find(choice.paths.begin(), choice.paths.end(), path) != choice.paths.end();
+    if (!choice.paths.empty() && !named) continue;
+    bool auto_run = choice.auto_run && !choice.auto_run(path).empty();
+    (auto_run && !named ? held_back : files).push_back(path);
+  }
+  std::vector<std::string> lines;
+  if (!held_back.empty()) {
+    lines.push_back("held back: " + AutoRunNames(held_back, choice.auto_run) +
+                    ": a tool on this machine runs " + (held_back.size() == 1 ? "it" : "them") +
+                    " without asking; read it (corral review " + copy.session +
+                    "), then bring it by name: corral review " + copy.session + " --apply " +
+                    held_back.front());
+  }
+  if (files.empty()) return lines;
   // The files as the box found them: the start snapshot when there is one
   // (the user's uncommitted changes in it), else the branch's base.
   std::vector<std::string> start_git = {"-C", copy.project};
@@ -138,10 +187,12 @@ Result<std::vector<std::string>> Apply(const std::string& state_dir, Copy& copy)
   }
   copy.state = "applied";
   if (auto ok = WriteCopy(copy); !ok) return ok.error();
-  return std::vector<std::string>{
-      "applied branch " + copy.branch + " to " + copy.project + " (" +
-      std::to_string(files.size()) + (files.size() == 1 ? " file" : " files") +
-      ", not staged); the branch stays until corral review " + copy.session + " --discard"};
+  lines.insert(lines.begin(),
+               "applied branch " + copy.branch + " to " + copy.project + " (" +
+                   std::to_string(files.size()) + (files.size() == 1 ? " file" : " files") +
+                   ", not staged); the branch stays until corral review " + copy.session +
+                   " --discard");
+  return lines;
 }
 
 Result<std::vector<std::string>> Discard(Copy& copy) {

@@ -92,12 +92,24 @@ std::vector<std::string> PendingCopies(const std::string& state_dir);
 // Review sessions with a branch to review.
 std::vector<Copy> BranchesToReview(const std::string& state_dir);
 
-// corral review SESSION: the files, the stat and the diff of the branch.
-Result<std::string> Describe(const Copy& copy);
+// The tool on this machine that runs a project file without being asked
+// ("Claude Code" for .claude/settings.json), "" for a file none runs: the
+// caller's reading of launcher/autorun's table for this project.
+using AutoRunTool = std::function<std::string(const std::string& path)>;
+
+// corral review SESSION: the files, the stat and the diff of the branch; the
+// auto-run files among them named first.
+Result<std::string> Describe(const Copy& copy, const AutoRunTool& auto_run);
 // --apply: the branch's changes into the working tree (the index is left
 // alone); refused, naming them, when a file changed since the session
-// started and is not already as the branch has it.
-Result<std::vector<std::string>> Apply(const std::string& state_dir, Copy& copy);
+// started and is not already as the branch has it. An auto-run file is held
+// back, and named, unless `paths` names it; with `paths`, only those files.
+struct ApplyChoice {
+  std::vector<std::string> paths;  // as the branch names them; empty: all
+  AutoRunTool auto_run;
+};
+Result<std::vector<std::string>> Apply(const std::string& state_dir, Copy& copy,
+                                       const ApplyChoice& choice);
 // --discard: deletes the branch.
 Result<std::vector<std::string>> Discard(Copy& copy);
 

@@ -149,20 +149,20 @@ TEST(ReviewBranch, CommitsPlusLeftoversArriveAsABranch) {
   ASSERT_TRUE(again);
   EXPECT_EQ(again->branch, "corral/s1");
 
-  auto text = Describe(*back);
+  auto text = Describe(*back, {});
   ASSERT_TRUE(text) << text.error().message;
   EXPECT_NE(text->find("agent's commit"), std::string::npos);
   EXPECT_NE(text->find("+left uncommitted"), std::string::npos);
 
   // A file the branch changes, edited by the user since: refused, nothing written.
   tree.File("p/a", "a edited by the user meanwhile\n");
-  auto refused = Apply(state, *back);
+  auto refused = Apply(state, *back, {});
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("not applied: a has changed"), std::string::npos)
       << refused.error().message;
   EXPECT_FALSE(std::filesystem::exists(project + "/new"));
   tree.File("p/a", "a\n");
-  auto applied = Apply(state, *back);
+  auto applied = Apply(state, *back, {});
   ASSERT_TRUE(applied) << applied.error().message;
   EXPECT_EQ(Read(project + "/a"), "a changed by the agent\n");
   EXPECT_EQ(Read(project + "/new"), "left uncommitted\n");
@@ -197,6 +197,50 @@ TEST(ReviewBranch, ATakenNameGetsASuffixAndNothingChangedMeansNoBranch) {
   ASSERT_TRUE(empty) << empty.error().message;
   EXPECT_EQ(empty->state, "empty");
   EXPECT_EQ(empty->branch, "");
+}
+
+TEST(ReviewBranch, ApplyHoldsBackAutoRunFilesUntilNamed) {
+  TempTree tree;
+  std::string state = tree.Dir("state");
+  std::string project = tree.Dir("p");
+  GitOut({"-C", project, "init", "-q", "-b", "main"});
+  tree.File("p/a", "a\n");
+  GitOut({"-C", project, "add", "-A"});
+  GitOut({"-C", project, "commit", "-q", "-m", "one"}, kIdentity);
+  ASSERT_TRUE(Prepare(state, "s1", project, "claude"));
+  tree.File("state/reviews/s1/upper/a", "changed\n");
+  tree.File("state/reviews/s1/upper/.claude/settings.json", "{\"hooks\": {}}\n");
+  auto back = BringBack(state, "s1");
+  ASSERT_TRUE(back) << back.error().message;
+  AutoRunTool auto_run = [](const std::string& path) {
+    return path == ".claude/settings.json" ? std::string("Claude Code") : std::string();
+  };
+
+  auto text = Describe(*back, auto_run);
+  ASSERT_TRUE(text) << text.error().message;
+  EXPECT_NE(text->find("It changes files a tool on this machine runs without asking: "
+                       ".claude/settings.json (Claude Code)"),
+            std::string::npos)
+      << *text;
+
+  auto applied = Apply(state, *back, {{}, auto_run});
+  ASSERT_TRUE(applied) << applied.error().message;
+  EXPECT_EQ(Read(project + "/a"), "changed\n");
+  EXPECT_FALSE(std::filesystem::exists(project + "/.claude/settings.json"));
+  ASSERT_EQ(applied->size(), 2u);
+  EXPECT_NE((*applied)[0].find("(1 file, not staged)"), std::string::npos) << (*applied)[0];
+  EXPECT_EQ((*applied)[1].rfind("held back: .claude/settings.json (Claude Code)", 0), 0u)
+      << (*applied)[1];
+  EXPECT_NE((*applied)[1].find("corral review s1 --apply .claude/settings.json"),
+            std::string::npos);
+
+  auto unknown = Apply(state, *back, {{"nothere"}, auto_run});
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().message.find("does not change nothere"), std::string::npos);
+
+  auto named = Apply(state, *back, {{".claude/settings.json"}, auto_run});
+  ASSERT_TRUE(named) << named.error().message;
+  EXPECT_EQ(Read(project + "/.claude/settings.json"), "{\"hooks\": {}}\n");
 }
 
 TEST(Undo, PutsBackAndRefusesFilesChangedSince) {

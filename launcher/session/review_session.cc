@@ -9,6 +9,11 @@ namespace corral::launcher {
 bool WantsReview(const policy::Policy& policy, const RunOptions& options,
                  const std::string& project) {
   if (options.review) return true;
+  // A `projects:` entry says yes or no for its project, before the list.
+  if (auto entry = policy.projects.find(project); entry != policy.projects.end() &&
+                                                  entry->second.review) {
+    return *entry->second.review;
+  }
   auto setting = policy.settings.find("review.projects");
   if (setting == policy.settings.end() || !setting->second.value.is_array()) return false;
   for (const auto& item : setting->second.value) {

@@ -139,6 +139,7 @@ struct AgentsPolicy {
 // (never read from the project itself). Unset fields keep the top level's.
 struct ProjectSettings {
   std::optional<BoxRuntime> runtime;
+  std::optional<bool> review;  // review mode by default (docs/sessions.md, "Review mode")
 };
 
 // The user's policy: immutable once loaded and validated.

@@ -155,7 +155,23 @@ TEST_F(ConfigTest, RuntimeAndAProjectsOwnRuntime) {
       << wrong.error().message;
   wrong = Load(Options(Write("g.yaml", "projects:\n  /src/x:\n    level: off\n")));
   ASSERT_FALSE(wrong.ok());
-  EXPECT_NE(wrong.error().message.find("unknown key 'level' (a project may set: runtime)"),
+  EXPECT_NE(wrong.error().message.find("unknown key 'level' (a project may set: runtime, review)"),
+            std::string::npos)
+      << wrong.error().message;
+}
+
+TEST_F(ConfigTest, AProjectEntryMayAskForReviewMode) {
+  auto policy = Load(Options(Write("r.yaml", "projects:\n  /src/ci:\n    review: true\n"
+                                             "  /src/mine/:\n    review: no\n"
+                                             "  /src/gv:\n    runtime: gvisor\n")));
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  EXPECT_EQ(policy->projects.at("/src/ci").review, std::optional<bool>(true));
+  EXPECT_EQ(policy->projects.at("/src/mine").review, std::optional<bool>(false));
+  EXPECT_EQ(policy->projects.at("/src/gv").review, std::nullopt);
+  auto wrong = Load(Options(Write("rw.yaml", "projects:\n  /src/ci:\n    review: maybe\n")));
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.error().message.find("rw.yaml:2:3: projects: /src/ci: review: expected true or "
+                                       "false"),
             std::string::npos)
       << wrong.error().message;
 }

@@ -63,7 +63,10 @@ def review(session):
     steps = [sm.write_step("feature.txt", "the agent's feature\n"),
              sm.shell_step("git add feature.txt && git -c user.name=agent -c user.email=a@a "
                            "commit -q -m 'agent adds feature' && echo committed"),
-             sm.write_step("leftover.txt", "left uncommitted\n")]
+             sm.write_step("leftover.txt", "left uncommitted\n"),
+             # A file Claude Code on the host would run (a hook): --apply holds it back.
+             sm.shell_step("mkdir -p .claude && echo '{\"hooks\": {\"Stop\": []}}' "
+                           "> .claude/settings.json && echo planted")]
     model, r, seconds = session.run_agent(steps, timeout=900)
     del session.env["CORRAL_REVIEW_PROJECTS"]
     print("  review stderr: " + r.stderr[-1500:].replace("\n", "\n  "), flush=True)
@@ -86,25 +89,34 @@ def review(session):
           and sid in log[0], "the branch holds the agent's commit plus one for its leftovers, "
           "authored as the agent and naming the session", log)
     changed = git(proj, "diff", "--name-only", head, branch).splitlines()
-    check(changed == ["feature.txt", "leftover.txt"],
+    check(changed == [".claude/settings.json", "feature.txt", "leftover.txt"],
           "the branch holds exactly the agent's changes", changed)
     items = session.inbox()
     check(any(i.get("kind") == "branch" and i.get("command") == branch for i in items),
           "corral inbox names the branch", json.dumps(items)[:600])
     shown = run([CORRAL, "review", sid, "--no-pager"], env=session.env)
     check(shown.returncode == 0 and "+the agent's feature" in shown.stdout
-          and "leftover.txt" in shown.stdout, "corral review SESSION shows the diff",
+          and "leftover.txt" in shown.stdout
+          and "runs without asking: .claude/settings.json (Claude Code)" in shown.stdout,
+          "corral review SESSION shows the diff and names the auto-run file first",
           shown.stdout[-600:] + shown.stderr)
     applied = run([CORRAL, "review", sid, "--apply"], env=session.env)
     check(applied.returncode == 0
           and (proj / "feature.txt").read_text() == "the agent's feature\n"
           and (proj / "leftover.txt").read_text() == "left uncommitted\n"
           and (proj / "README").read_bytes() == before_files["README"]
-          and (proj / "mine.txt").exists(),
-          "corral review --apply brings the agent's changes, the user's edits stay",
-          applied.stdout + applied.stderr)
-    for name in ("feature.txt", "leftover.txt"):
+          and (proj / "mine.txt").exists()
+          and not (proj / ".claude" / "settings.json").exists()
+          and "held back: .claude/settings.json (Claude Code)" in applied.stdout,
+          "corral review --apply brings the agent's changes, the user's edits stay, "
+          "the auto-run file is held back and named", applied.stdout + applied.stderr)
+    named = run([CORRAL, "review", sid, "--apply", ".claude/settings.json"], env=session.env)
+    check(named.returncode == 0 and (proj / ".claude" / "settings.json").exists(),
+          "corral review --apply PATH brings the auto-run file when named",
+          named.stdout + named.stderr)
+    for name in ("feature.txt", "leftover.txt", ".claude/settings.json"):
         (proj / name).unlink()
+    (proj / ".claude").rmdir()
 
 
 def undo(session):
