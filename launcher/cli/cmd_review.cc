@@ -125,9 +125,10 @@ void ListBranches(nlohmann::json& out, std::string& text) {
   for (const auto& copy : launcher::review::BranchesToReview(policy::StateDir())) {
     out.push_back({{"event", "review_branch"}, {"session", copy.session},
                    {"project", copy.project}, {"branch", copy.branch}, {"tip", copy.tip},
-                   {"base", copy.base}});
+                   {"base", copy.base}, {"state", copy.state}});
     text += "session " + copy.session + " in " + copy.project + "\n  branch " + copy.branch +
-            " (review mode: the agent's work)\n";
+            " (review mode: the agent's work" + (copy.state == "applied" ? ", applied" : "") +
+            ")\n";
   }
 }
 

@@ -37,7 +37,12 @@ nlohmann::json Render(const SessionPlan& plan) {
       // Without "ro" Podman mounts a named volume writable, whatever the plan
       // says (the network mode's session volume is the agent's read-only).
       json options = m.read_only ? json::array({"ro"}) : json::array();
-      if (HasOption(m, kNoCopy)) options.push_back("nocopy");
+      // Podman before containers/podman#26945 hands "nocopy" on to the OCI
+      // runtime, and runsc refuses a mount option it does not know: under
+      // gVisor the volume goes without it (Podman then fills an empty volume
+      // from the image's files at its path; corral's are at paths images
+      // do not have: the session folder, the project).
+      if (HasOption(m, kNoCopy) && plan.runtime.empty()) options.push_back("nocopy");
       volumes.push_back({{"Name", m.source}, {"Dest", m.target}, {"Options", options}});
     } else if (m.kind == MountKind::kTmpfs) {
       mounts.push_back({{"destination", m.target}, {"type", "tmpfs"}, {"source", "tmpfs"},

@@ -135,6 +135,16 @@ TEST(DockerRender, LateSourcesGoAsBindsAndCorralsVolumesAreNotCopiedInto) {
     bool nocopy = std::find(v["Options"].begin(), v["Options"].end(), "nocopy") != v["Options"].end();
     EXPECT_EQ(nocopy, v["Name"] == "corral-x-project") << v.dump();
   }
+  // Under gVisor Podman 4 would hand "nocopy" to runsc, which refuses it.
+  plan.runtime = kGvisorRuntime;
+  for (const json& v : libpod::Render(plan)["volumes"]) {
+    EXPECT_EQ(std::find(v["Options"].begin(), v["Options"].end(), "nocopy"), v["Options"].end())
+        << v.dump();
+  }
+  EXPECT_EQ((*MountAt(docker::Render(plan)["HostConfig"]["Mounts"], "Target", "/w/p"))
+                ["VolumeOptions"]["NoCopy"],
+            true)
+      << "Docker keeps it to itself";
 }
 
 TEST(LibpodRender, SpecGenerator) {

@@ -208,7 +208,7 @@ std::vector<Copy> BranchesToReview(const std::string& state_dir) {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(state_dir + "/reviews", ec)) {
     auto copy = ReadCopy(state_dir, entry.path().filename().string());
-    if (copy && copy->state == "branch") copies.push_back(std::move(*copy));
+    if (copy && (copy->state == "branch" || copy->state == "applied")) copies.push_back(std::move(*copy));
   }
   return copies;
 }

@@ -89,7 +89,8 @@ std::string BoxHead(const Copy& copy, const std::function<std::string(const std:
 Result<Copy> BringBack(const std::string& state_dir, const std::string& session);
 // Review sessions whose box may be gone and whose branch is not made yet.
 std::vector<std::string> PendingCopies(const std::string& state_dir);
-// Review sessions with a branch to review.
+// Review sessions with a branch to review (applied or not: it stays until
+// --discard).
 std::vector<Copy> BranchesToReview(const std::string& state_dir);
 
 // The tool on this machine that runs a project file without being asked

@@ -234,6 +234,11 @@ TEST(ReviewBranch, ApplyHoldsBackAutoRunFilesUntilNamed) {
   EXPECT_NE((*applied)[1].find("corral review s1 --apply .claude/settings.json"),
             std::string::npos);
 
+  // Applied, the branch is still there to review, to bring a file by name, or to drop.
+  auto listed = BranchesToReview(state);
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].state, "applied");
+
   auto unknown = Apply(state, *back, {{"nothere"}, auto_run});
   ASSERT_FALSE(unknown);
   EXPECT_NE(unknown.error().message.find("does not change nothere"), std::string::npos);

@@ -3,6 +3,7 @@
 #include "launcher/session/session.h"
 
 #include "base/report.h"
+#include "launcher/plan/plan.h"
 
 namespace corral::launcher {
 
@@ -31,11 +32,8 @@ Result<review::Copy> StartReview(const Engine& engine, bool network_mode, const 
                  "): run without --review (or leave this project out of review.projects), or use "
                  "an engine on this machine");
   }
-  if (engine.rootless()) {
-    return Error("review mode needs an engine that runs as root (Docker, or rootful Podman) to "
-                 "mount the project's overlay, and " + engine.endpoint().url +
-                 " is rootless: run without --review, or name a rootful engine (--engine)");
-  }
+  // A rootless Podman mounts the overlay in its own user namespace (Linux
+  // 5.11 and later: userxattr), as a rootful engine does.
   std::string agent = plan.labels.count("corral.agent") ? plan.labels.at("corral.agent") : "";
   return review::Prepare(policy::StateDir(), plan.session_id, plan.project_dir, agent);
 }
@@ -59,6 +57,10 @@ Result<void> MountReviewCopy(Engine& engine, SessionPlan& plan, const review::Co
       mount.source = name;
       mount.options = {kNoCopy};
       mount.why = "the project's review copy: an overlay whose writes go to " + copy.upper;
+      // Podman gives a new volume to the box's first process, root when the
+      // exec gate starts it: the shim hands the overlay's top back to the
+      // agent, else a rootless box could not write in it.
+      OwnVolume(plan, mount.target);
       return Ok();
     }
   }

@@ -323,6 +323,16 @@ Result<std::string> ReadyOnEngine(Engine& engine, SessionPlan& plan, const Mode&
     *lines += "  review mode: the box works on an overlay of the project; its work arrives as "
               "branch corral/" + plan.session_id + "\n";
   }
+  if (mode.network && !plan.runtime.empty() && engine.podman()) {
+    // Podman 4 gives every container its default runtime (runsc here), so
+    // the sidecar would run on gVisor too, and a socket it makes there is not
+    // one the box's gVisor can reach.
+    return Error("runtime gvisor in the network mode needs Docker with runsc registered: on " +
+                 engine.name() + " (" + engine.endpoint().url +
+                 ") the proxy sidecar would run on gVisor too, where the box cannot reach its "
+                 "sockets; use Docker, or an engine that sees this machine's files (no "
+                 "network mode)");
+  }
   if (mode.network) {
     // The proxy sidecar holds the login variables (NetworkSession::BringUp).
     PassLoginFilesAsTheyAre(plan);
