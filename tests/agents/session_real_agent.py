@@ -309,10 +309,12 @@ def detours(session):
           f"{agent}: the agent went on after the refusals (its next step ran)")
     refusals = [i for i in session.inbox() if i.get("kind") == "command"]
     new = [i for i in refusals if i not in refusals_before]
-    if GVISOR:
-        check(len(new) == len(DETOURS) - 1 and all(i.get("entry") == "aws" for i in new),
-              f"{agent}: `corral inbox` has one refusal per detour the shell front read",
-              json.dumps(new)[:900])
+    if GVISOR:  # the shell front's two, as with the default runtime; no #! one
+        check(len(new) == len(DETOURS) - 1 and new[0].get("entry") == "aws"
+              and "/dev/fd/3" in new[0].get("command", "")
+              and "fd-link" in new[1].get("command", ""),
+              f"{agent}: `corral inbox` has one refusal per detour the shell front read, "
+              "the /dev/fd/3 one as `aws`", json.dumps(new)[:900])
         return
     check(len(new) == len(DETOURS) and new[-1].get("entry") == "aws"
           and "via-shebang" in new[-1].get("command", ""),
