@@ -28,6 +28,16 @@ std::string Read(const std::string& path) {
 const std::vector<std::string> kIdentity = {"GIT_AUTHOR_NAME=u", "GIT_AUTHOR_EMAIL=u@x",
                                             "GIT_COMMITTER_NAME=u", "GIT_COMMITTER_EMAIL=u@x"};
 
+// A repository at tree/p on branch main with one commit of a file `a`.
+std::string OneCommitRepo(TempTree& tree) {
+  std::string project = tree.Dir("p");
+  GitOut({"-C", project, "init", "-q", "-b", "main"});
+  tree.File("p/a", "a\n");
+  GitOut({"-C", project, "add", "-A"});
+  GitOut({"-C", project, "commit", "-q", "-m", "one"}, kIdentity);
+  return project;
+}
+
 TEST(ReviewTree, ChangesReplaceAndRemove) {
   TreeEntries tree = {{"a", "100644 1"}, {"d/x", "100644 2"}, {"d/y", "100644 3"},
                       {"e/z", "100644 4"}, {"f", "100644 5"}};
@@ -180,11 +190,7 @@ TEST(ReviewBranch, CommitsPlusLeftoversArriveAsABranch) {
 TEST(ReviewBranch, ATakenNameGetsASuffixAndNothingChangedMeansNoBranch) {
   TempTree tree;
   std::string state = tree.Dir("state");
-  std::string project = tree.Dir("p");
-  GitOut({"-C", project, "init", "-q", "-b", "main"});
-  tree.File("p/a", "a\n");
-  GitOut({"-C", project, "add", "-A"});
-  GitOut({"-C", project, "commit", "-q", "-m", "one"}, kIdentity);
+  std::string project = OneCommitRepo(tree);
   GitOut({"-C", project, "branch", "corral/s1"});
   ASSERT_TRUE(Prepare(state, "s1", project, "claude"));
   tree.File("state/reviews/s1/upper/a", "changed\n");
@@ -202,11 +208,7 @@ TEST(ReviewBranch, ATakenNameGetsASuffixAndNothingChangedMeansNoBranch) {
 TEST(ReviewBranch, ApplyHoldsBackAutoRunFilesUntilNamed) {
   TempTree tree;
   std::string state = tree.Dir("state");
-  std::string project = tree.Dir("p");
-  GitOut({"-C", project, "init", "-q", "-b", "main"});
-  tree.File("p/a", "a\n");
-  GitOut({"-C", project, "add", "-A"});
-  GitOut({"-C", project, "commit", "-q", "-m", "one"}, kIdentity);
+  std::string project = OneCommitRepo(tree);
   ASSERT_TRUE(Prepare(state, "s1", project, "claude"));
   tree.File("state/reviews/s1/upper/a", "changed\n");
   tree.File("state/reviews/s1/upper/.claude/settings.json", "{\"hooks\": {}}\n");

@@ -381,8 +381,11 @@ void NetworkSession::TearDown() {
   if (!up_ || torn_down_) return;
   torn_down_ = true;
   // The box first: the session volume cannot go while a container has it.
+  // The sidecar and the rest go even when the box could not (the line names
+  // the first failure).
   Result<void> ok = RemoveBox();
-  if (ok) ok = network_mode::TearDown(engine_, layout_);
+  Result<void> rest = network_mode::TearDown(engine_, layout_);
+  if (ok) ok = std::move(rest);
   if (!ok) {
     report::Line("corral: " + ok.error().message + " (remove it with: corral stop " +
                  layout_.session_id + ")");
