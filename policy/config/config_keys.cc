@@ -179,8 +179,9 @@ const std::vector<KeySpec>& Keys() {
        "real values, docs/logins.md) or pass (the values as they are)",
        {"proxy", "pass"}},
       {"projects", K::kProjects, "{}", "",
-       "Settings for one project, by its absolute folder: runtime (default, gvisor), e.g. "
-       "projects: {/home/me/untrusted: {runtime: gvisor}}", {}},
+       "Settings for one project, by its absolute folder: runtime (default, gvisor) and "
+       "review (true: its sessions in review mode), e.g. "
+       "projects: {/home/me/untrusted: {runtime: gvisor, review: true}}", {}},
       {"agents.recipes", K::kRecipes, "{}", "",
        "Your agent recipes: a new agent, or fields over a built-in one (corral agents lists them)",
        {}},
