@@ -64,7 +64,7 @@ Result<Copy> BringBack(const std::string& state_dir, const std::string& session)
   const std::string git_dir = "--git-dir=" + repo;
   // A repository of corral's own that borrows the project's objects and the
   // box's: nothing the box wrote (its config, its hooks) is read here.
-  if (auto made = Git({"init", "-q", "--bare", repo}); !made) return made.error();
+  if (auto made = Git({"init", "-q", "--bare", "--template=", repo}); !made) return made.error();
   std::string alternates = copy.git_dir + "/objects\n";
   struct stat st {};
   if (::stat((copy.upper + "/.git/objects").c_str(), &st) == 0) {
@@ -75,6 +75,7 @@ Result<Copy> BringBack(const std::string& state_dir, const std::string& session)
     std::fclose(f);
   }
   std::string exclude = ReadIfThere(copy.git_dir + "/info/exclude");
+  ::mkdir((repo + "/info").c_str(), 0755);  // made without git's template
   if (FILE* f = std::fopen((repo + "/info/exclude").c_str(), "w")) {
     std::fputs(exclude.c_str(), f);
     std::fclose(f);

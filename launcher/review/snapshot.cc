@@ -58,7 +58,7 @@ Result<std::string> SnapshotTree(const std::string& state_dir, const std::string
   if (!std::filesystem::exists(repo + "/HEAD", ec)) {
     std::filesystem::create_directories(state_dir + "/snapshots", ec);
     ::chmod((state_dir + "/snapshots").c_str(), 0700);
-    if (auto made = Git({"init", "-q", "--bare", repo}); !made) return made.error();
+    if (auto made = Git({"init", "-q", "--bare", "--template=", repo}); !made) return made.error();
   }
   std::string index = repo + "/" + name + ".index";
   ::unlink(index.c_str());
