@@ -137,14 +137,15 @@ TEST(DockerRender, LateSourcesGoAsBindsAndCorralsVolumesAreNotCopiedInto) {
   }
   // Under gVisor Podman 4 would hand "nocopy" to runsc, which refuses it.
   plan.runtime = kGvisorRuntime;
-  for (const json& v : libpod::Render(plan)["volumes"]) {
+  const json gvisor_spec = libpod::Render(plan);
+  for (const json& v : gvisor_spec["volumes"]) {
     EXPECT_EQ(std::find(v["Options"].begin(), v["Options"].end(), "nocopy"), v["Options"].end())
         << v.dump();
   }
-  EXPECT_EQ((*MountAt(docker::Render(plan)["HostConfig"]["Mounts"], "Target", "/w/p"))
-                ["VolumeOptions"]["NoCopy"],
-            true)
-      << "Docker keeps it to itself";
+  const json gvisor_host = docker::Render(plan)["HostConfig"];
+  const json* gvisor_project = MountAt(gvisor_host["Mounts"], "Target", "/w/p");
+  ASSERT_NE(gvisor_project, nullptr);
+  EXPECT_EQ((*gvisor_project)["VolumeOptions"]["NoCopy"], true) << "Docker keeps it to itself";
 }
 
 TEST(LibpodRender, SpecGenerator) {
