@@ -182,7 +182,12 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
   session->box_ = plan.container_name;
   auto materials = ImageAndFiles(engine, plan, host, proxy->logins.ca_pem);
   if (!materials) return materials.error();
-  const bool visible = EngineSeesProject(engine);
+  // Review mode's overlay is already the project's mount, a volume of this
+  // machine's engine: nothing is copied in or back.
+  const bool overlay = std::any_of(plan.mounts.begin(), plan.mounts.end(), [&](const Mount& m) {
+    return m.target == plan.project_dir && m.kind == MountKind::kVolume;
+  });
+  const bool visible = overlay || EngineSeesProject(engine);
   std::optional<network_mode::CopyIn> copy;
   auto volume = session->MakeVolumes(plan, materials->image, visible, copy);
   if (!volume) return volume.error();
@@ -192,7 +197,9 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
     UseProjectVolume(plan, session->layout_.project_volume, project_on_engine);
   }
   session->project_line_ =
-      network_mode::ProjectModeLine(session->layout_, plan.project_dir, !visible);
+      overlay ? "project: " + plan.project_dir + " through review mode's overlay (the box's "
+                "writes go to corral's copy)"
+              : network_mode::ProjectModeLine(session->layout_, plan.project_dir, !visible);
   auto agent = network_mode::AgentPlan(
       plan, session->layout_, *volume, [&](const std::string& source) {
         return visible || (!project_on_engine.empty() &&

@@ -27,10 +27,15 @@ bool WantsReview(const policy::Policy& policy, const RunOptions& options,
 }
 
 Result<review::Copy> StartReview(const Engine& engine, bool network_mode, const SessionPlan& plan) {
-  if (network_mode) {
-    return Error("review mode does not run in the network mode yet (" + engine.name() +
-                 "): run without --review (or leave this project out of review.projects), or use "
-                 "an engine on this machine");
+  // The overlay's folders are in corral's state on this machine: an engine
+  // elsewhere cannot mount them (its copy of the project would have to come
+  // back into the review copy: not done yet). The network mode on this
+  // machine's engine mounts the overlay as a local box does.
+  if (network_mode && engine.remote()) {
+    return Error("review mode does not run with an engine on another machine yet (" +
+                 engine.name() + " at " + engine.endpoint().url +
+                 "): run without --review (or leave this project out of review.projects), or "
+                 "use an engine on this machine");
   }
   // A rootless Podman mounts the overlay in its own user namespace (Linux
   // 5.11 and later: userxattr), as a rootful engine does.

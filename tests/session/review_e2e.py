@@ -8,8 +8,8 @@ Afterwards the user's working tree is byte-identical, HEAD and the branch are
 as they were, and branch corral/SESSION holds exactly the box's changes;
 `corral review` names the auto-run file first, `--apply` brings the rest and
 holds it back, and `--apply PATH` brings it. `review: false` for the same
-project runs a direct session. In the network mode --review is refused with a
-line (not done yet). Run as an ordinary user (tests/engines/as_user podman),
+project runs a direct session. In the network mode on this machine's engine
+(the project not shared) the box works on the overlay, nothing is copied. Run as an ordinary user (tests/engines/as_user podman),
 the same on the user's rootless Podman.
 
 Usage: review_e2e.py docker|podman CORRAL SHIM
@@ -159,11 +159,18 @@ def main():
           and "corral/" not in r.stderr,
           "projects: review: false runs a direct session", r.stderr[-600:])
 
-    if os.getuid() == 0:  # the network mode's refusal (its review copy is not done yet)
-        r = corral("run", "--review", "--headless", "--image", "corral-test:latest", "--", "true",
-                   extra={"CORRAL_ENGINE_MODE": "network"})
-        check(r.returncode == 125 and "review mode does not run in the network mode yet"
-              in r.stderr, "the network mode refuses --review with a line", r.stderr[-600:])
+    if os.getuid() == 0:  # the network mode on this machine's engine, the project "unseen"
+        before = tree_of(proj)
+        r = corral("run", "--review", "--headless", "--image", "corral-test:latest", "--",
+                   "/bin/busybox", "sh", "-c", "echo from-network > network.txt",
+                   extra={"CORRAL_ENGINE_MODE": "network", "CORRAL_PROJECT_SHARED": "0"})
+        m = re.search(r"the agent's work is on branch (corral/[0-9a-f]{12})", r.stderr)
+        changed = git(proj, "diff", "--name-only", "HEAD", m.group(1)) if m else ""
+        check(r.returncode == 0 and m is not None and changed == "network.txt"
+              and tree_of(proj) == before and "through review mode's overlay" in r.stderr
+              and "copied into the volume" not in r.stderr,
+              "the network mode on this machine's engine: the box on the overlay (nothing "
+              "copied), its work on a branch, the tree untouched", f"{changed!r} {r.stderr[-900:]}")
 
     print(f"{RESULTS['pass']} passed, {RESULTS['fail']} failed")
     subprocess.run(["rm", "-rf", str(work)])
