@@ -5,6 +5,7 @@
 // by the commands in launcher.h.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -66,6 +67,17 @@ struct Ulimit {
   std::uint64_t soft = 0;
   std::uint64_t hard = 0;
 };
+
+// Lowers the soft and hard values of ulimit `name` ("nproc") to at most
+// `most`: how a pids limit is held by RLIMIT_NPROC where a cgroup cannot hold
+// it (a rootless box's own user namespace, gVisor's kernel).
+inline void CapUlimit(std::vector<Ulimit>& ulimits, const std::string& name, std::uint64_t most) {
+  for (Ulimit& ulimit : ulimits) {
+    if (ulimit.name != name) continue;
+    ulimit.soft = std::min(ulimit.soft, most);
+    ulimit.hard = std::min(ulimit.hard, most);
+  }
+}
 
 struct Limits {
   std::int64_t pids = 0;          // 0: none

@@ -163,12 +163,7 @@ LimitsVerdict JudgeLimits(const Limits& limits, const EngineFacts& facts, bool p
 
 void ApplyVerdict(SessionPlan& plan, const LimitsVerdict& verdict) {
   if (verdict.pids_by_nproc) {
-    auto pids = static_cast<std::uint64_t>(plan.limits.pids);
-    for (auto& ulimit : plan.ulimits) {
-      if (ulimit.name != "nproc") continue;
-      ulimit.soft = std::min(ulimit.soft, pids);
-      ulimit.hard = std::min(ulimit.hard, pids);
-    }
+    CapUlimit(plan.ulimits, "nproc", static_cast<std::uint64_t>(plan.limits.pids));
   }
   plan.limits = verdict.held;
 }

@@ -78,12 +78,7 @@ void AddGvisorNames(nlohmann::json& seccomp) {
 // (kGvisorTasksPerProcess).
 void HoldPidsInGvisor(SessionPlan& plan) {
   if (plan.limits.pids <= 0) return;
-  auto pids = static_cast<std::uint64_t>(plan.limits.pids);
-  for (Ulimit& ulimit : plan.ulimits) {
-    if (ulimit.name != "nproc") continue;
-    ulimit.soft = std::min(ulimit.soft, pids);
-    ulimit.hard = std::min(ulimit.hard, pids);
-  }
+  CapUlimit(plan.ulimits, "nproc", static_cast<std::uint64_t>(plan.limits.pids));
   plan.limits.pids = plan.limits.pids * kGvisorTasksPerProcess + kGvisorBaseTasks;
   plan.notes.push_back(GvisorPidsLine(plan));
 }
