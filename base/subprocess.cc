@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <string_view>
 
 #include "base/unique_fd.h"
 
@@ -50,7 +51,8 @@ std::string FindInPath(const std::string& name) {
   return FindInPath(name, path ? path : "/usr/local/bin:/usr/bin:/bin");
 }
 
-Result<pid_t> Spawn(const std::vector<std::string>& argv, ChildStdio stdio) {
+Result<pid_t> Spawn(const std::vector<std::string>& argv, ChildStdio stdio,
+                    const std::vector<std::string>& env) {
   if (argv.empty()) return Error("Spawn: empty command");
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -69,8 +71,19 @@ Result<pid_t> Spawn(const std::vector<std::string>& argv, ChildStdio stdio) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // This process's variables, but those `env` sets, then `env`'s.
+  std::vector<char*> variables;
+  for (char** v = environ; !env.empty() && *v != nullptr; ++v) {
+    std::string_view name(*v, std::string_view(*v).find('='));
+    bool replaced = false;
+    for (const auto& e : env) replaced = replaced || e.compare(0, e.find('='), name) == 0;
+    if (!replaced) variables.push_back(*v);
+  }
+  for (const auto& e : env) variables.push_back(const_cast<char*>(e.c_str()));
+  variables.push_back(nullptr);
   pid_t pid = 0;
-  int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(),
+                          env.empty() ? environ : variables.data());
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) return Error::FromErrno("cannot run " + argv[0], rc);
   return pid;

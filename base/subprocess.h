@@ -24,8 +24,10 @@ struct ChildStdio {
 };
 
 // Starts argv[0] (searched in PATH) with `stdio` as 0, 1 and 2 and every other
-// descriptor closed, whether or not it is close-on-exec.
-Result<pid_t> Spawn(const std::vector<std::string>& argv, ChildStdio stdio);
+// descriptor closed, whether or not it is close-on-exec. Its environment is
+// this process's with `env` ("NAME=value" each) set over it.
+Result<pid_t> Spawn(const std::vector<std::string>& argv, ChildStdio stdio,
+                    const std::vector<std::string>& env = {});
 
 // Runs argv[0] (searched in PATH) with stdin from /dev/null, collecting
 // stdout up to 1 MiB. Past `timeout` the child is killed and this returns an

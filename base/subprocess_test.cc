@@ -65,6 +65,25 @@ TEST(SpawnTest, HandsOnItsStdioAndNothingElse) {
   EXPECT_EQ(WaitStatusCode(status), 0);
 }
 
+TEST(SpawnTest, SetsTheGivenVariablesOverItsOwn) {
+  ::setenv("CORRAL_SPAWN_KEPT", "kept", 1);
+  ::setenv("CORRAL_SPAWN_SET", "old", 1);
+  int fds[2];
+  ASSERT_EQ(::pipe2(fds, O_CLOEXEC), 0);
+  UniqueFd read_end(fds[0]), write_end(fds[1]);
+  auto pid = Spawn({"sh", "-c", "env | grep ^CORRAL_SPAWN_ | sort"}, {.out = write_end.get()},
+                   {"CORRAL_SPAWN_SET=new", "CORRAL_SPAWN_ADDED=a=b"});
+  ASSERT_TRUE(pid.ok()) << pid.error().message;
+  write_end.Reset();
+  std::string text;
+  char buffer[256];
+  for (ssize_t n; (n = ::read(read_end.get(), buffer, sizeof buffer)) > 0;) text.append(buffer, n);
+  ::waitpid(*pid, nullptr, 0);
+  ::unsetenv("CORRAL_SPAWN_KEPT");
+  ::unsetenv("CORRAL_SPAWN_SET");
+  EXPECT_EQ(text, "CORRAL_SPAWN_ADDED=a=b\nCORRAL_SPAWN_KEPT=kept\nCORRAL_SPAWN_SET=new\n");
+}
+
 // After fork, as the keepers and the reaper use it: what is kept stays open.
 TEST(CloseInheritedDescriptorsTest, ClosesAllButTheKeptOnes) {
   Inheritable open;

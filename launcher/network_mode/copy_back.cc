@@ -207,6 +207,26 @@ Result<std::string> ArchiveOfVolume(Engine& engine, const Layout& layout,
   return tar;
 }
 
+// Review mode: the box's changes into the upper folder, and the list of
+// what it removed, replaced whole (a run again after a kill writes the same).
+Result<void> IntoUpper(const CopyManifest& manifest, const std::map<std::string, TarEntry>& box,
+                       CopyBackReport& report) {
+  UpperPlan plan = PlanIntoUpper(manifest, box);
+  for (const SyncAction& action : plan.writes) ApplyOne(manifest.review.upper, action, report);
+  std::string list;
+  for (const std::string& path : plan.removed) list += path + '\0';
+  const std::string& path = manifest.review.removed_list;
+  const std::string temp = path + ".tmp";
+  UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!fd.valid() || !WriteAll(fd.get(), list.data(), list.size()) || ::fsync(fd.get()) != 0 ||
+      ::rename(temp.c_str(), path.c_str()) != 0) {
+    return Error::FromErrno("cannot write " + path);
+  }
+  report.removed = std::move(plan.removed);
+  report.review = true;
+  return Ok();
+}
+
 }  // namespace
 
 std::optional<std::string> ReadNoFollow(int dir, const std::string& name) {
@@ -247,12 +267,16 @@ Result<CopyBackReport> CopyProjectBack(Engine& engine, const Layout& layout,
   auto archive = ReadTar(*tar);
   if (!archive) return archive.error().Context(context);
   auto box = BoxEntries(*archive, CopierArchiveFor(engine.podman()).get_root, report.refused);
-  auto host = ReadHostState(manifest.project_dir, PathsToCompare(manifest, box));
-  SyncPlan plan = PlanCopyBack(manifest, box, host);
-  report.conflicts = plan.conflicts;
-  report.refused.insert(report.refused.end(), plan.refused.begin(), plan.refused.end());
-  report.not_copied = plan.blocked;
-  ApplyPlan(manifest.project_dir, plan, report);
+  if (!manifest.review.upper.empty()) {
+    if (auto ok = IntoUpper(manifest, box, report); !ok) return ok.error().Context(context);
+  } else {
+    auto host = ReadHostState(manifest.project_dir, PathsToCompare(manifest, box));
+    SyncPlan plan = PlanCopyBack(manifest, box, host);
+    report.conflicts = plan.conflicts;
+    report.refused.insert(report.refused.end(), plan.refused.begin(), plan.refused.end());
+    report.not_copied = plan.blocked;
+    ApplyPlan(manifest.project_dir, plan, report);
+  }
   if (!ProjectVolumeMayGo(report)) return report;
   // The volume first: a manifest without a volume is only a leftover; a
   // volume without its manifest could not be copied back.
@@ -295,8 +319,8 @@ std::string DescribeCopyBack(const CopyBackReport& report, const std::string& se
            report.volume + " (corral was stopped while it went in), so the agent never ran: "
            "the volume is removed and the project here is as it was\n";
   }
-  out << "corral: the box's changes: " << report.written.size() << " written, "
-      << report.removed.size() << " removed";
+  out << "corral: the box's changes" << (report.review ? " (into review mode's copy)" : "") << ": "
+      << report.written.size() << " written, " << report.removed.size() << " removed";
   out << (report.conflicts.empty() ? "" : ", " + std::to_string(report.conflicts.size()) +
                                               " changed on both sides")
       << "\n";

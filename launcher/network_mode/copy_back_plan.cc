@@ -236,4 +236,30 @@ SyncPlan PlanCopyBack(const CopyManifest& manifest, const std::map<std::string, 
   return plan;
 }
 
+UpperPlan PlanIntoUpper(const CopyManifest& manifest, const std::map<std::string, TarEntry>& box) {
+  UpperPlan plan;
+  Buckets buckets;
+  for (const std::string& path : PathsToCompare(manifest, box)) {
+    Version copied = FromManifest(manifest, path);
+    Version boxed = FromBox(box, path);
+    if (Same(copied, boxed)) continue;
+    if (!boxed.present) {
+      plan.removed.push_back(path);
+      continue;
+    }
+    // A file where a folder was (or the reverse): the upper folder has only
+    // the new one, and the reader takes the old one out below it.
+    const TarEntry& entry = box.at(path);
+    switch (boxed.kind) {
+      case TarEntry::kFolder:
+        buckets.Add({SyncAction::kMakeFolder, path, "", boxed.mode | 0700});
+        break;
+      case TarEntry::kSymlink: buckets.Add({SyncAction::kWriteSymlink, path, entry.content, 0}); break;
+      default: buckets.Add({SyncAction::kWriteFile, path, entry.content, boxed.mode}); break;
+    }
+  }
+  plan.writes = buckets.InOrder();
+  return plan;
+}
+
 }  // namespace corral::launcher::network_mode

@@ -332,6 +332,39 @@ TEST(DescribeCopyBack, ACopyThatNeverLandedSaysSo) {
             std::string::npos);
 }
 
+// Review mode on an engine elsewhere: the box's changes against the copy as
+// it went in, whatever this machine has now.
+TEST(PlanIntoUpper, WritesWhatTheBoxChangedAndListsWhatItRemoved) {
+  CopyManifest manifest = Project();
+  std::vector<std::string> refused;
+  auto untouched = BoxEntries(Untouched(), "corral-project", refused);
+  UpperPlan none = PlanIntoUpper(manifest, untouched);
+  EXPECT_TRUE(none.writes.empty());
+  EXPECT_TRUE(none.removed.empty());
+
+  auto archive = Untouched();
+  archive[1] = BoxFile("a.txt", "alpha, edited\n");  // edited
+  archive[2] = BoxFile("run.sh", "#!/bin/sh\n", 0644);  // its mode alone
+  archive.erase(archive.begin() + 3, archive.begin() + 6);  // src/, src/main.c and the link
+  archive.push_back(BoxFile("src", "now a file\n"));       // a file where the folder was
+  archive.push_back(BoxFolder("new", 0500));
+  archive.push_back(BoxFile("new/deep.txt", "deep\n", 0600));
+  auto box = BoxEntries(archive, "corral-project", refused);
+  ASSERT_TRUE(refused.empty());
+  UpperPlan plan = PlanIntoUpper(manifest, box);
+  std::vector<std::string> steps;
+  static const char* kNames[] = {"remove", "rmdir", "mkdir", "write", "link", "chmod"};
+  for (const auto& action : plan.writes) steps.push_back(std::string(kNames[action.kind]) + " " + action.path);
+  // Every change a whole file (a mode change too), folders first and
+  // writable by their owner, so that what goes below them can be written.
+  EXPECT_EQ(steps, (std::vector<std::string>{"mkdir new", "write a.txt", "write new/deep.txt",
+                                             "write run.sh", "write src"}));
+  EXPECT_EQ(plan.writes[0].mode, 0700u);
+  EXPECT_EQ(plan.writes[3].content, "#!/bin/sh\n");
+  EXPECT_EQ(plan.writes[3].mode, 0644u);
+  EXPECT_EQ(plan.removed, (std::vector<std::string>{"link", "src/main.c"}));
+}
+
 TEST(Manifest, RoundTripsThroughJson) {
   CopyManifest manifest = Project();
   manifest.project_dir = "/p";
@@ -342,6 +375,12 @@ TEST(Manifest, RoundTripsThroughJson) {
   auto back = ManifestFromJson(ManifestJson(manifest));
   ASSERT_TRUE(back);
   EXPECT_EQ(ManifestJson(*back), ManifestJson(manifest));
+  EXPECT_TRUE(back->review.upper.empty());
+  manifest.review = {"/s/reviews/x/upper", "/s/reviews/x/removed"};
+  auto review = ManifestFromJson(ManifestJson(manifest));
+  ASSERT_TRUE(review);
+  EXPECT_EQ(review->review.upper, "/s/reviews/x/upper");
+  EXPECT_EQ(review->review.removed_list, "/s/reviews/x/removed");
   EXPECT_EQ(back->entries.at("link").kind, TarEntry::kSymlink);
   EXPECT_FALSE(ManifestFromJson(nlohmann::json{{"session", 1}}));
   EXPECT_EQ(ManifestPath("/s", kId), "/s/sessions/" + kId + ".copy.json");

@@ -343,8 +343,18 @@ struct CopiedEntry {
   std::int64_t size = 0, mtime = 0;
   std::string hash;
 };
+// Review mode on an engine elsewhere (docs/sessions.md, "Review mode"): the
+// box's changes are not brought into the project but into review mode's
+// upper folder on this machine, against the copy as it went in (the project
+// is neither read nor written), and the paths the box removed into
+// `removed_list` (NUL-separated), which launcher/review reads as it reads
+// an overlay's whiteouts. Empty: the project, as in any other session.
+struct ReviewInto {
+  std::string upper, removed_list;
+};
 struct CopyManifest {
   std::string session_id, project_dir, volume, image;
+  ReviewInto review;  // saved
   std::string mountpoint;  // the volume's folder on the engine's host; not saved
   // The copy read back as it went in (CheckCopiedIn), so the box may run.
   // Saved: a volume whose copy-in never landed holds nothing of the box's,
@@ -391,7 +401,8 @@ struct CopyIn {
   std::string session_tar;
 };
 Result<CopyIn> PrepareCopyIn(Engine& engine, const Layout& layout, const std::string& project_dir,
-                             const std::string& image, std::uint32_t uid, std::uint32_t gid);
+                             const std::string& image, std::uint32_t uid, std::uint32_t gid,
+                             const ReviewInto& review = {});
 Result<void> FillCopyIn(Engine& engine, const Layout& layout, const CopyIn& copy);
 // One file read back from the volume through the copier: an engine that
 // took the PUT but put the files elsewhere (Podman with a PUT at "/") would
@@ -458,7 +469,18 @@ struct CopyBackReport {
   std::vector<std::string> not_copied;  // blocked or failed: still only in the volume
   bool volume_removed = false;
   bool never_landed = false;  // a copy-in that never finished: discarded, nothing to bring back
+  bool review = false;        // brought into review mode's copy, not the project
 };
+// Review mode's copy-back (CopyManifest::review): what the box changed
+// against the manifest alone. `writes`: each file, link and folder the box
+// made or changed, as the box has it (folders writable by their owner, so
+// that what goes below them can be written); `removed`: each path the
+// manifest has and the box does not. Pure.
+struct UpperPlan {
+  std::vector<SyncAction> writes;
+  std::vector<std::string> removed;
+};
+UpperPlan PlanIntoUpper(const CopyManifest& manifest, const std::map<std::string, TarEntry>& box);
 // Whether the project volume may go: everything the box wrote is here.
 bool ProjectVolumeMayGo(const CopyBackReport& report);
 // The whole of the file `name` (relative to the folder `dir`, or AT_FDCWD),
@@ -471,8 +493,9 @@ std::map<std::string, HostEntry> ReadHostState(const std::string& project_dir,
 // following symlinks, each file written beside and renamed over.
 void ApplyPlan(const std::string& project_dir, const SyncPlan& plan, CopyBackReport& report);
 // GETs the volume's tree through a copier, plans against the manifest and
-// this machine, applies; when everything is here, removes the volume and
-// then the manifest. Holds a lock beside the manifest, so `corral stop`
+// this machine, applies (in review mode: PlanIntoUpper, into the upper
+// folder, the removed list written); when everything is here, removes the
+// volume and then the manifest. Holds a lock beside the manifest, so `corral stop`
 // and the session cannot copy back at once.
 Result<CopyBackReport> CopyProjectBack(Engine& engine, const Layout& layout,
                                        const CopyManifest& manifest);

@@ -76,7 +76,11 @@ json ManifestJson(const CopyManifest& manifest) {
   return {{"session", manifest.session_id}, {"project", manifest.project_dir},
           {"volume", manifest.volume},      {"image", manifest.image},
           {"uid", manifest.uid},            {"gid", manifest.gid},
-          {"landed", manifest.landed},      {"entries", entries}};
+          {"landed", manifest.landed},      {"entries", entries},
+          {"review", manifest.review.upper.empty()
+                         ? json(nullptr)
+                         : json{{"upper", manifest.review.upper},
+                                {"removed_list", manifest.review.removed_list}}}};
 }
 
 Result<CopyManifest> ManifestFromJson(const json& value) {
@@ -89,6 +93,10 @@ Result<CopyManifest> ManifestFromJson(const json& value) {
     manifest.uid = value.at("uid").get<std::uint32_t>();
     manifest.gid = value.at("gid").get<std::uint32_t>();
     manifest.landed = value.value("landed", true);
+    if (auto review = value.find("review"); review != value.end() && review->is_object()) {
+      manifest.review.upper = review->at("upper").get<std::string>();
+      manifest.review.removed_list = review->at("removed_list").get<std::string>();
+    }
     for (const auto& [path, entry] : value.at("entries").items()) {
       std::string kind = entry.at("kind").get<std::string>();
       CopiedEntry copied;
@@ -210,7 +218,8 @@ Result<ProjectScan> ScanProject(const std::string& given_dir, std::uint32_t uid,
 }
 
 Result<CopyIn> PrepareCopyIn(Engine& engine, const Layout& layout, const std::string& project_dir,
-                             const std::string& image, std::uint32_t uid, std::uint32_t gid) {
+                             const std::string& image, std::uint32_t uid, std::uint32_t gid,
+                             const ReviewInto& review) {
   CopierArchive names = CopierArchiveFor(engine.podman());
   auto scan = ScanProject(project_dir, uid, gid, names.put_root);
   if (!scan) return scan.error().Context("copy the project into the box's volume");
@@ -220,6 +229,7 @@ Result<CopyIn> PrepareCopyIn(Engine& engine, const Layout& layout, const std::st
   manifest.volume = layout.project_volume;
   manifest.image = image;
   manifest.landed = false;
+  manifest.review = review;
   // Saved before the volume exists: a volume is never without its manifest.
   std::string path = ManifestPath(policy::StateDir(), layout.session_id);
   if (auto ok = WriteManifest(path, manifest); !ok) return ok.error();

@@ -48,7 +48,7 @@ std::string FreeBranchName(const Copy& copy) {
 
 void RemoveCopyFolders(const Copy& copy) {
   std::error_code ec;
-  for (const std::string& path : {copy.upper, copy.work, copy.dir + "/git"}) {
+  for (const std::string& path : {copy.upper, copy.work, copy.dir + "/git", RemovedListPath(copy)}) {
     std::filesystem::remove_all(path, ec);  // the overlay's work/work is root's: may stay
   }
 }
@@ -98,6 +98,15 @@ Result<Copy> BringBack(const std::string& state_dir, const std::string& session)
   TreeEntries tree = ParseTree(*listing);
   auto changes = ReadUpper(copy.upper);
   if (!changes) return changes.error();
+  // An engine elsewhere: what the box removed, listed by the copy-back
+  // (.git's files come back as commits, as ReadUpper skips them).
+  if (auto list = ReadWholeFile(RemovedListPath(copy))) {
+    for (auto& path : Fields(*list)) {
+      if (path != ".git" && path.rfind(".git/", 0) != 0) changes->removed.push_back(std::move(path));
+    }
+  } else if (!IsMissing(list.error())) {
+    return list.error();
+  }
   // New files that the project's ignore rules name (build output, caches)
   // stay out, as git add would leave them.
   std::string untracked;

@@ -29,6 +29,8 @@ std::string ReviewDir(const std::string& state_dir, const std::string& session) 
 
 std::string VolumeName(const std::string& session) { return "corral-" + session + "-review"; }
 
+std::string RemovedListPath(const Copy& copy) { return copy.dir + "/removed"; }
+
 Result<Copy> ReadCopy(const std::string& state_dir, const std::string& session) {
   std::string path = ReviewDir(state_dir, session) + "/review.json";
   auto text = ReadWholeFile(path);

@@ -31,21 +31,19 @@ std::string ReadBack(int fd) {
 
 Result<std::string> Git(const std::vector<std::string>& args, const std::string& input,
                         const std::vector<std::string>& env) {
-  std::vector<std::string> argv = {"env"};
-  argv.insert(argv.end(), env.begin(), env.end());
-  // Never a pager, never a prompt for a login, never the user's hooks path
-  // for this repository's own hooks (git plumbing runs none).
-  argv.push_back("GIT_TERMINAL_PROMPT=0");
-  argv.push_back("GIT_PAGER=cat");
-  argv.push_back("git");
+  std::vector<std::string> argv = {"git"};
   argv.insert(argv.end(), args.begin(), args.end());
+  // Never a pager, never a prompt for a login (git is started directly, not
+  // through env: one program less on every session's start and end).
+  std::vector<std::string> variables = {"GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat"};
+  variables.insert(variables.end(), env.begin(), env.end());
   auto in = MemoryFile("git-in", input);
   if (!in) return in.error();
   auto out = MemoryFile("git-out", "");
   if (!out) return out.error();
   auto err = MemoryFile("git-err", "");
   if (!err) return err.error();
-  auto pid = Spawn(argv, {in->get(), out->get(), err->get()});
+  auto pid = Spawn(argv, {in->get(), out->get(), err->get()}, variables);
   if (!pid) return pid.error().Context("git");
   int status = 0;
   while (::waitpid(*pid, &status, 0) < 0 && errno == EINTR) {

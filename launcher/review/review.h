@@ -48,6 +48,11 @@ struct Copy {
   std::string state = "running";  // running | branch | empty | applied | discarded
 };
 Result<Copy> ReadCopy(const std::string& state_dir, const std::string& session);
+// On an engine elsewhere, which cannot mount the overlay, the box works on a
+// copy in a volume there, and the network mode's copy-back writes its
+// changes into the upper folder and the paths it removed into this file
+// (NUL-separated), which BringBack reads beside the upper folder's whiteouts.
+std::string RemovedListPath(const Copy& copy);
 Result<void> WriteCopy(const Copy& copy);
 
 // Checks that review mode can run on `project` (a git repository's top, on

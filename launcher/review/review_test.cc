@@ -187,6 +187,36 @@ TEST(ReviewBranch, CommitsPlusLeftoversArriveAsABranch) {
   EXPECT_FALSE(Git({"-C", project, "rev-parse", "--verify", "-q", "refs/heads/corral/s1"}));
 }
 
+// An engine elsewhere: no overlay, so the copy-back lists what the box
+// removed (RemovedListPath) beside the files it wrote into the upper folder.
+TEST(ReviewBranch, RemovalsFromTheCopyBacksListAsFromWhiteouts) {
+  TempTree tree;
+  std::string state = tree.Dir("state");
+  std::string project = tree.Dir("p");
+  GitOut({"-C", project, "init", "-q", "-b", "main"});
+  tree.File("p/keep", "keep\n");
+  tree.File("p/gone", "gone\n");
+  tree.File("p/old/x", "x\n");
+  GitOut({"-C", project, "add", "-A"});
+  GitOut({"-C", project, "commit", "-q", "-m", "one"}, kIdentity);
+  auto copy = Prepare(state, "s3", project, "codex");
+  ASSERT_TRUE(copy) << copy.error().message;
+  tree.File("state/reviews/s3/upper/old", "a file where the folder was\n");
+  std::string list = std::string("gone") + '\0' + "old/x" + '\0' + ".git/refs/heads/main" + '\0';
+  tree.File("state/reviews/s3/removed", list);
+  auto back = BringBack(state, "s3");
+  ASSERT_TRUE(back) << back.error().message;
+  ASSERT_EQ(back->branch, "corral/s3");
+  std::string tip = GitOut({"-C", project, "rev-parse", "refs/heads/corral/s3"});
+  EXPECT_EQ(GitOut({"-C", project, "ls-tree", "-r", "--name-only", tip}), "keep\nold");
+  EXPECT_EQ(GitOut({"-C", project, "show", tip + ":old"}), "a file where the folder was");
+  // The .git entry is not a project file: the box's commits come as commits.
+  EXPECT_EQ(GitOut({"-C", project, "rev-parse", tip + "^"}),
+            GitOut({"-C", project, "rev-parse", "main"}));
+  EXPECT_FALSE(std::filesystem::exists(RemovedListPath(*back)));
+  EXPECT_TRUE(std::filesystem::exists(project + "/gone"));  // the tree is untouched
+}
+
 TEST(ReviewBranch, ATakenNameGetsASuffixAndNothingChangedMeansNoBranch) {
   TempTree tree;
   std::string state = tree.Dir("state");

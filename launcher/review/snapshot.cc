@@ -62,12 +62,21 @@ Result<std::string> SnapshotTree(const std::string& state_dir, const std::string
   }
   std::string index = repo + "/" + name + ".index";
   ::unlink(index.c_str());
+  nlohmann::json json = ReadSnapshot(state_dir, session);
+  // Whether the project is in a git repository, asked at the first snapshot
+  // and kept: the end's is then one git process less on the way out.
+  if (!json.contains("git")) {
+    json["git"] = nullptr;
+    if (auto top = Git({"-C", project, "rev-parse", "--show-toplevel", "--absolute-git-dir"})) {
+      std::string text = *top;
+      json["git"] = {{"toplevel", text.substr(0, text.find('\n'))},
+                     {"dir", Line(text.substr(text.find('\n') + 1))}};
+    }
+  }
   // In a git project: its objects are borrowed, and its index lends the
   // files' stat data, so only files changed since they were staged are read.
-  if (auto top = Git({"-C", project, "rev-parse", "--show-toplevel", "--absolute-git-dir"})) {
-    std::string text = *top;
-    std::string toplevel = text.substr(0, text.find('\n'));
-    std::string dot_git = Line(text.substr(text.find('\n') + 1));
+  if (const auto& git = json["git"]; git.is_object()) {
+    std::string toplevel = git.value("toplevel", ""), dot_git = git.value("dir", "");
     std::filesystem::create_directories(repo + "/objects/info", ec);
     std::ofstream(repo + "/objects/info/alternates", std::ios::trunc) << dot_git << "/objects\n";
     std::filesystem::create_directories(repo + "/info", ec);
@@ -84,7 +93,6 @@ Result<std::string> SnapshotTree(const std::string& state_dir, const std::string
   auto tree = Git({git_dir, "write-tree"}, "", env);
   ::unlink(index.c_str());
   if (!tree) return tree.error();
-  nlohmann::json json = ReadSnapshot(state_dir, session);
   json["project"] = project;
   json[name] = Line(*tree);
   if (auto ok = WriteSnapshot(state_dir, session, json); !ok) return ok.error();

@@ -175,7 +175,8 @@ bool EngineSeesProject(const Engine& engine) {
 
 Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, SessionPlan& plan,
                                                                 const HostPaths& host,
-                                                                const SidecarInput& sidecar) {
+                                                                const SidecarInput& sidecar,
+                                                                const network_mode::ReviewInto& review) {
   auto proxy = SidecarProxyFor(plan, sidecar);
   if (!proxy) return proxy.error();
   std::unique_ptr<NetworkSession> session(new NetworkSession(engine, plan.session_id));
@@ -187,7 +188,11 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
   const bool overlay = std::any_of(plan.mounts.begin(), plan.mounts.end(), [&](const Mount& m) {
     return m.target == plan.project_dir && m.kind == MountKind::kVolume;
   });
-  const bool visible = overlay || EngineSeesProject(engine);
+  // Review mode on an engine elsewhere: never the project itself, even
+  // where that engine sees it.
+  session->review_ = review;
+  const bool copied_for_review = !review.upper.empty();
+  const bool visible = !copied_for_review && (overlay || EngineSeesProject(engine));
   std::optional<network_mode::CopyIn> copy;
   auto volume = session->MakeVolumes(plan, materials->image, visible, copy);
   if (!volume) return volume.error();
@@ -197,9 +202,15 @@ Result<std::unique_ptr<NetworkSession>> NetworkSession::BringUp(Engine& engine, 
     UseProjectVolume(plan, session->layout_.project_volume, project_on_engine);
   }
   session->project_line_ =
-      overlay ? "project: " + plan.project_dir + " through review mode's overlay (the box's "
-                "writes go to corral's copy)"
-              : network_mode::ProjectModeLine(session->layout_, plan.project_dir, !visible);
+      copied_for_review
+          ? "project: " + plan.project_dir + " copied into the volume " +
+                session->layout_.project_volume + " for review mode; at the end the box's "
+                "changes come back as a branch, and the working tree is not written. If corral "
+                "is killed first they stay in that volume: `corral stop " + plan.session_id +
+                "` makes the branch"
+      : overlay ? "project: " + plan.project_dir + " through review mode's overlay (the box's "
+                  "writes go to corral's copy)"
+                : network_mode::ProjectModeLine(session->layout_, plan.project_dir, !visible);
   auto agent = network_mode::AgentPlan(
       plan, session->layout_, *volume, [&](const std::string& source) {
         return visible || (!project_on_engine.empty() &&
@@ -256,7 +267,7 @@ Result<std::string> NetworkSession::MakeVolumes(const SessionPlan& plan, const s
   if (!visible) {
     preparing = std::async(std::launch::async, [this, &plan, image] {
       return network_mode::PrepareCopyIn(engine_, layout_, plan.project_dir, image, plan.uid,
-                                         plan.gid);
+                                         plan.gid, review_);
     });
   }
   auto volume = network_mode::MakeSessionVolume(engine_, layout_);

@@ -45,9 +45,12 @@ class NetworkSession {
   // With plan.logins, the sidecar holds them (its create request's
   // environment) and the box's bundle has the session CA that corral makes
   // for it; an error, before anything is made, when that cannot be.
+  // `review` (review mode on an engine elsewhere): the project is copied in
+  // whatever the engine sees, and its changes go into review mode's copy.
   static Result<std::unique_ptr<NetworkSession>> BringUp(Engine& engine, SessionPlan& plan,
                                                          const HostPaths& host,
-                                                         const SidecarInput& sidecar = {});
+                                                         const SidecarInput& sidecar = {},
+                                                         const network_mode::ReviewInto& review = {});
   // What the reaper removes when corral is killed.
   static std::vector<ApiCall> TearDownCalls(const std::string& session_id);
   // Once the agent's box is started: returns when the sidecar runs and the
@@ -74,6 +77,7 @@ class NetworkSession {
   std::string box_;  // the agent's container, by name
   bool up_ = false;
   std::optional<network_mode::CopyManifest> manifest_;  // the project was copied in
+  network_mode::ReviewInto review_;  // where its changes go in review mode
   bool copied_back_ = false, torn_down_ = false;
   void CopyBack();  // once: the box's changes to the project, home
   void TearDown();  // once: the box, the sidecar, the network, the session volume

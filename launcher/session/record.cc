@@ -8,6 +8,7 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <future>
 
 #include "launcher/hold/hold.h"
 #include "launcher/session/session.h"
@@ -172,6 +173,15 @@ Result<Recorder> Recorder::Start(const SessionPlan& plan, const RunOptions& opti
   return recorder;
 }
 
+void Recorder::ProjectSettled() {
+  if (review_ || !before_.valid() || after_.valid()) return;
+  after_ = std::async(std::launch::async, [session = record_->session(), project = project_,
+                                           before = before_] {
+    before.wait();  // the start's snapshot is written first: they share a file
+    return review::SnapshotTree(policy::StateDir(), session, project, "after");
+  });
+}
+
 void Recorder::End(Result<RunOutcome>& outcome, std::uint64_t refused_while_away,
                    const std::function<bool()>& watching) {
   RecordCounts counts = record_->Counts();
@@ -184,15 +194,18 @@ void Recorder::End(Result<RunOutcome>& outcome, std::uint64_t refused_while_away
   nlohmann::json files = nullptr;
   std::optional<ProjectSnapshot> before = before_.valid() ? before_.get() : std::nullopt;
   nlohmann::json snapshot = nullptr;
-  if (!review_ && before_.valid()) {
-    if (auto tree = review::SnapshotTree(policy::StateDir(), record_->session(), project_, "after")) {
-      snapshot = {{"after", *tree}};
-    } else {
-      log::info("no end snapshot for corral undo: " + tree.error().message);
-    }
-  }
+  // The content snapshot and git status side by side: both only read the
+  // project, and each is a git process or more on the way out.
+  ProjectSettled();
   if (before && !review_) {
     if (auto after = SnapshotProject(project_)) files = ChangedFiles(project_, *before, *after);
+  }
+  if (after_.valid()) {
+    if (auto after = after_.get()) {
+      snapshot = {{"after", *after}};
+    } else {
+      log::info("no end snapshot for corral undo: " + after.error().message);
+    }
   }
   nlohmann::json ended = {
       {"event", "session_ended"},

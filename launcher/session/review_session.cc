@@ -3,6 +3,7 @@
 #include "launcher/session/session.h"
 
 #include "base/report.h"
+#include "launcher/network_mode/network_mode.h"
 #include "launcher/plan/plan.h"
 
 namespace corral::launcher {
@@ -26,21 +27,17 @@ bool WantsReview(const policy::Policy& policy, const RunOptions& options,
   return false;
 }
 
-Result<review::Copy> StartReview(const Engine& engine, bool network_mode, const SessionPlan& plan) {
-  // The overlay's folders are in corral's state on this machine: an engine
-  // elsewhere cannot mount them (its copy of the project would have to come
-  // back into the review copy: not done yet). The network mode on this
-  // machine's engine mounts the overlay as a local box does.
-  if (network_mode && engine.remote()) {
-    return Error("review mode does not run with an engine on another machine yet (" +
-                 engine.name() + " at " + engine.endpoint().url +
-                 "): run without --review (or leave this project out of review.projects), or "
-                 "use an engine on this machine");
-  }
-  // A rootless Podman mounts the overlay in its own user namespace (Linux
-  // 5.11 and later: userxattr), as a rootful engine does.
+Result<review::Copy> StartReview(const SessionPlan& plan) {
   std::string agent = plan.labels.count("corral.agent") ? plan.labels.at("corral.agent") : "";
   return review::Prepare(policy::StateDir(), plan.session_id, plan.project_dir, agent);
+}
+
+bool ReviewByCopy(const Engine& engine, bool network_mode) {
+  // The overlay's folders are in corral's state on this machine: an engine
+  // elsewhere cannot mount them. The network mode on this machine's engine
+  // (and a rootless Podman, in its user namespace: Linux 5.11 and later,
+  // userxattr) mounts the overlay as a local box does.
+  return network_mode && engine.remote();
 }
 
 Result<void> MountReviewCopy(Engine& engine, SessionPlan& plan, const review::Copy& copy) {
@@ -81,6 +78,14 @@ void EndReview(Engine& engine, const SessionPlan& plan, SessionRecord& record,
       report::Line("corral: " + text);
     }
   };
+  // On an engine elsewhere: the box's work is not all in the review copy
+  // yet (its copy-back failed; the network mode's line says so).
+  if (CopyBackPending(plan.session_id)) {
+    line("review mode: the branch is made once the box's work is back from the volume " +
+         network_mode::LayoutFor(plan.session_id).project_volume + ": corral stop " +
+         plan.session_id);
+    return;
+  }
   if (auto removed = engine.RemoveVolume(review::VolumeName(plan.session_id)); !removed) {
     line(removed.error().message + " (corral stop " + plan.session_id + " tries again)");
     return;
@@ -112,7 +117,7 @@ void EndReview(Engine& engine, const SessionPlan& plan, SessionRecord& record,
 
 std::string FinishReview(Engine& engine, const std::string& session) {
   auto copy = review::ReadCopy(policy::StateDir(), session);
-  if (!copy || copy->state != "running") return "";
+  if (!copy || copy->state != "running" || CopyBackPending(session)) return "";
   if (auto removed = engine.RemoveVolume(review::VolumeName(session)); !removed) {
     return "corral: " + removed.error().message + "\n";
   }

@@ -137,21 +137,26 @@ struct Mode {
   HostPaths host;
   SidecarInput sidecar;  // its proxy holds the logins
   std::optional<review::Copy> review;  // review mode: the box gets an overlay
+  bool review_by_copy = false;  // or, on an engine elsewhere, a copy in a volume there
 };
 
 // `ready`, when given, is asked after the box is made and before it starts
 // (the network mode's volumes filled); `started` once the box is started
 // and before its output is read (the network mode's relay). An error from
-// either ends the box.
+// either ends the box. `exited` is called once the box has exited by itself.
 Result<RunOutcome> RunBox(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
                           const std::string& engine_lines,
                           const std::function<Result<void>()>& ready = nullptr,
-                          const std::function<Result<void>()>& started = nullptr);
+                          const std::function<Result<void>()>& started = nullptr,
+                          const std::function<void()>& exited = nullptr);
 
+// `settled` is called once nothing will change the project any more (the
+// box exited by itself; in the network mode, its copy is home).
 Result<RunOutcome> RunPlan(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
                            const std::string& build_context, const std::string& engine_lines,
                            const Mode& mode, SessionRecord& record,
-                           DenyListCopies& deny_list_copies) {
+                           DenyListCopies& deny_list_copies,
+                           const std::function<void()>& settled) {
   // Locally the shim holds this socket; in the network mode, the relay's.
   std::optional<UniqueFd> watchdog;
   if (!mode.network) {
@@ -167,7 +172,7 @@ Result<RunOutcome> RunPlan(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
   if (auto ok = MakeMountPoints(plan, cleanup.mount_points()); !ok) return ok.error();
   std::vector<ApiCall> then =
       mode.network ? NetworkSession::TearDownCalls(plan.session_id) : std::vector<ApiCall>{};
-  if (mode.review) {
+  if (mode.review && !mode.review_by_copy) {
     // The mount points are made in the project first: the overlay shows them.
     if (auto ok = MountReviewCopy(engine, plan, *mode.review); !ok) return ok.error();
     then.push_back(RemoveVolumeCall(review::VolumeName(plan.session_id)));
@@ -176,8 +181,12 @@ Result<RunOutcome> RunPlan(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
                               cleanup.mount_points().made(), plan.session_id);
   if (!reaper) return reaper.error();
   cleanup.Reap(std::move(*reaper));
-  if (!mode.network) return RunBox(engine, plan, cleanup, engine_lines);
-  auto network = NetworkSession::BringUp(engine, plan, mode.host, mode.sidecar);
+  if (!mode.network) return RunBox(engine, plan, cleanup, engine_lines, nullptr, nullptr, settled);
+  network_mode::ReviewInto review_into;
+  if (mode.review && mode.review_by_copy) {
+    review_into = {mode.review->upper, review::RemovedListPath(*mode.review)};
+  }
+  auto network = NetworkSession::BringUp(engine, plan, mode.host, mode.sidecar, review_into);
   if (!network) return network.error();
   deny_list_copies.SendTo(
       [session = network->get()](const std::string& text) { session->DenyListChanged(text); });
@@ -187,13 +196,15 @@ Result<RunOutcome> RunPlan(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
                         [&] { return (*network)->AwaitRelay(); });
   deny_list_copies.SendTo(nullptr);
   (*network)->End(record);
+  if (outcome) settled();
   return outcome;
 }
 
 Result<RunOutcome> RunBox(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
                           const std::string& engine_lines,
                           const std::function<Result<void>()>& ready,
-                          const std::function<Result<void>()>& started) {
+                          const std::function<Result<void>()>& started,
+                          const std::function<void()>& exited) {
   auto signals = SignalPipe::Install();
   if (!signals) return signals.error();
 
@@ -258,17 +269,25 @@ Result<RunOutcome> RunBox(Engine& engine, SessionPlan& plan, Cleanup& cleanup,
   }
   auto code = docker_wait ? ReadWaitBody(*docker_wait) : engine.Wait(*id);
   if (!code) return code.error();
+  if (exited) exited();
   return RunOutcome{*code};
 }
 
 // Once the box is gone (and the network mode's copy is home): what the box
 // changed among the auto-run files is held, and named in the record, the
 // inbox and the end lines. A box still there is left to corral stop.
+// `compared`: the comparison made already, once the box had exited by itself.
 void HoldAtEnd(Cleanup& cleanup, const SessionPlan& plan, SessionRecord& record,
-               Result<RunOutcome>& outcome) {
-  if (!cleanup.RemoveBox() || CopyBackPending(plan.session_id)) return;
+               Result<RunOutcome>& outcome, std::optional<Result<autorun::Report>> compared) {
+  // The box goes first; when it exited by itself, while the end snapshot is
+  // taken (Recorder::ProjectSettled).
+  const bool removed = cleanup.RemoveBox();
+  if (!compared) {
+    if (!removed || CopyBackPending(plan.session_id)) return;
+    compared = autorun::EndSession(policy::StateDir(), plan.session_id);
+  }
   std::vector<std::string> lines;
-  auto report = autorun::EndSession(policy::StateDir(), plan.session_id);
+  const auto& report = *compared;
   if (!report) {
     lines.push_back(report.error().message + " (corral stop " + plan.session_id +
                     " compares them again)");
@@ -320,8 +339,10 @@ Result<std::string> ReadyOnEngine(Engine& engine, SessionPlan& plan, const Mode&
   auto lines = FitToEngine(engine, plan, policy.limits.require);
   if (!lines) return lines.error();
   if (mode.review) {
-    *lines += "  review mode: the box works on an overlay of the project; its work arrives as "
-              "branch corral/" + plan.session_id + "\n";
+    *lines += std::string("  review mode: the box works on ") +
+              (mode.review_by_copy ? "a copy of the project in a volume on the engine"
+                                   : "an overlay of the project") +
+              "; its work arrives as branch corral/" + plan.session_id + "\n";
   }
   if (mode.network && !plan.runtime.empty() && engine.podman()) {
     // Podman 4 gives every container its default runtime (runsc here), so
@@ -388,6 +409,7 @@ Result<RunOutcome> RunSession(Engine& engine, SessionPlan& plan, const Mode& mod
   auto recorder = Recorder::Start(plan, options, std::move(started), std::move(held));
   if (!recorder) return recorder.error();
   Result<RunOutcome> outcome = RunOutcome{};
+  std::optional<Result<autorun::Report>> compared;  // the auto-run files, once compared
   std::uint64_t blocked = 0;
   // In the network mode the sidecar is the proxy: none here, and no
   // second session CA.
@@ -395,14 +417,22 @@ Result<RunOutcome> RunSession(Engine& engine, SessionPlan& plan, const Mode& mod
                                     /*with_proxy=*/!mode.network, recorder->record(),
                                     {input.getenv, input.ca_bundle})) {
     outcome = RunPlan(engine, plan, cleanup, options.build_context, engine_lines, mode,
-                      recorder->record(), *services->deny_list_copies);
+                      recorder->record(), *services->deny_list_copies, [&] {
+                        // The box exited and cannot write any more: its auto-run
+                        // files are compared, then the end snapshot taken, while
+                        // the box is removed.
+                        if (!CopyBackPending(plan.session_id)) {
+                          compared = autorun::EndSession(policy::StateDir(), plan.session_id);
+                        }
+                        recorder->ProjectSettled();
+                      });
     blocked = services->Stop();
     if (outcome) outcome->blocked_named = services->refused_while_away->Named();
   } else {
     outcome = services.error();
   }
   if (outcome) outcome->blocked_while_away = blocked;
-  HoldAtEnd(cleanup, plan, recorder->record(), outcome);
+  HoldAtEnd(cleanup, plan, recorder->record(), outcome, std::move(compared));
   if (mode.review && cleanup.RemoveBox()) EndReview(engine, plan, recorder->record(), outcome);
   // Data only (conversation history), by the recipe's list.
   if (auto given = GiveBackAgentData(seed); !given) {
@@ -487,12 +517,13 @@ Result<RunOutcome> Run(const policy::Policy& policy, std::vector<std::string> ag
   Mode mode{WantsNetworkMode(*engine, input->getenv),
             {input->shim_path, input->shell_path, input->ca_bundle},
             {{input->getenv, input->ca_bundle}, UpstreamCaFile(policy, ""), policy.network},
-            std::nullopt};
+            std::nullopt, false};
   RunOptions run_options = options;
   if (WantsReview(policy, options, plan->project_dir)) {
-    auto copy = StartReview(*engine, mode.network, *plan);
+    auto copy = StartReview(*plan);
     if (!copy) return copy.error();
     mode.review = std::move(*copy);
+    mode.review_by_copy = ReviewByCopy(*engine, mode.network);
     run_options.review = true;
   }
   auto engine_lines = ReadyOnEngine(*engine, *plan, mode, policy, *input, image_recipe, seed);

@@ -158,15 +158,20 @@ std::vector<std::string> ChangedFiles(const std::string& dir, const ProjectSnaps
 // --review, or review.projects names the project ("*": every one).
 bool WantsReview(const policy::Policy& policy, const RunOptions& options,
                  const std::string& project);
-// Before the box: refuses what review mode cannot do yet (the network
-// mode, rootless engines) and prepares the copy (review::Prepare).
-Result<review::Copy> StartReview(const Engine& engine, bool network_mode, const SessionPlan& plan);
-// After the mount points: the overlay's volume made, and the plan's
-// project bind replaced by it.
+// Before the box: prepares the copy (review::Prepare), or says why the
+// project cannot have one.
+Result<review::Copy> StartReview(const SessionPlan& plan);
+// Whether the box works on the project copied into a volume on the engine
+// (an engine elsewhere, which cannot mount this machine's overlay), whose
+// changes the network mode's copy-back brings into the review copy.
+bool ReviewByCopy(const Engine& engine, bool network_mode);
+// After the mount points (the overlay): the overlay's volume made, and the
+// plan's project bind replaced by it.
 Result<void> MountReviewCopy(Engine& engine, SessionPlan& plan, const review::Copy& copy);
-// Once the box is gone: the volume removed and the branch made; its line
-// for the end, its event in the record, an inbox item. A failure is a line
-// too: the copy is kept for corral stop.
+// Once the box is gone (and, on an engine elsewhere, its work copied
+// back): the volume removed and the branch made; its line for the end, its
+// event in the record, an inbox item. A failure is a line too: the copy is
+// kept for corral stop.
 void EndReview(Engine& engine, const SessionPlan& plan, SessionRecord& record,
                Result<RunOutcome>& outcome);
 // corral stop's part: a review copy left by a killed corral brought back;
@@ -188,6 +193,9 @@ class Recorder {
   static Result<Recorder> Start(const SessionPlan& plan, const RunOptions& options,
                                 nlohmann::json started, std::vector<nlohmann::json> before);
   SessionRecord& record() { return *record_; }
+  // Nothing changes the project any more: the end's content snapshot starts
+  // (corral undo), side by side with the box's removal.
+  void ProjectSettled();
   // `watching` is asked at the end, only when a host was refused.
   void End(Result<RunOutcome>& outcome, std::uint64_t refused_while_away,
            const std::function<bool()>& watching);
@@ -198,6 +206,7 @@ class Recorder {
   std::chrono::steady_clock::time_point started_;
   std::shared_future<std::optional<ProjectSnapshot>> before_;
   bool review_ = false;  // a review session: no end snapshot (the project is not its)
+  std::future<Result<std::string>> after_;  // the end's content snapshot, once started
 };
 
 // The oracle's deny list copy as it rewrites it (a config edit), handed on

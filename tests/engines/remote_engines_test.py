@@ -20,7 +20,10 @@
   proves it cannot see this machine's /tmp), reached over ssh:// as a socket path
   through the same sshd: images imported, a whole network-mode session there
   (tests/network_mode's checks: the probe, `aws` refused by this machine's oracle
-  through the channel, the project copied in and back, the reaper after SIGKILL).
+  through the channel, the project copied in and back, the reaper after SIGKILL),
+  and review mode there (tests/session/review_remote.py: the box's commit and its
+  uncommitted work arrive as a branch, the tree untouched, and after SIGKILL
+  `corral stop` makes the branch from the volume).
 
 Usage: remote_engines_test.py CORRAL SHIM
 """
@@ -367,6 +370,9 @@ def namespaced_podman_checks(work, env):
               f"run --print over {url}: the network mode, as another machine", mode or r.stderr)
         prove_network_mode("remote podman over ssh", remote, ["--engine", url], env,
                            "the namespaced podman")
+        sys.path.insert(0, str(ENGINES.parent / "session"))
+        import review_remote
+        review_remote.checks(CORRAL, url, env, check, remote.session_objects)
     finally:
         stop_namespaced_podman(podman)
 
