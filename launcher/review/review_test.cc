@@ -28,11 +28,13 @@ std::string Read(const std::string& path) {
 const std::vector<std::string> kIdentity = {"GIT_AUTHOR_NAME=u", "GIT_AUTHOR_EMAIL=u@x",
                                             "GIT_COMMITTER_NAME=u", "GIT_COMMITTER_EMAIL=u@x"};
 
-// A repository at tree/p on branch main with one commit of a file `a`.
-std::string OneCommitRepo(TempTree& tree) {
+// A repository at tree/p on branch main with one commit of `files` (path
+// under p -> text).
+std::string OneCommitRepo(TempTree& tree,
+                          const std::map<std::string, std::string>& files = {{"a", "a\n"}}) {
   std::string project = tree.Dir("p");
   GitOut({"-C", project, "init", "-q", "-b", "main"});
-  tree.File("p/a", "a\n");
+  for (const auto& [path, text] : files) tree.File("p/" + path, text);
   GitOut({"-C", project, "add", "-A"});
   GitOut({"-C", project, "commit", "-q", "-m", "one"}, kIdentity);
   return project;
@@ -95,14 +97,8 @@ TEST(ReviewCopy, RefusesWhatItCannotDo) {
 TEST(ReviewBranch, CommitsPlusLeftoversArriveAsABranch) {
   TempTree tree;
   std::string state = tree.Dir("state");
-  std::string project = tree.Dir("p");
-  GitOut({"-C", project, "init", "-q", "-b", "main"});
-  tree.File("p/a", "a\n");
-  tree.File("p/b", "b\n");
-  tree.File("p/gone", "gone\n");
-  tree.File("p/.gitignore", "build/\n");
-  GitOut({"-C", project, "add", "-A"});
-  GitOut({"-C", project, "commit", "-q", "-m", "one"}, kIdentity);
+  std::string project = OneCommitRepo(
+      tree, {{"a", "a\n"}, {"b", "b\n"}, {"gone", "gone\n"}, {".gitignore", "build/\n"}});
   std::string base = GitOut({"-C", project, "rev-parse", "HEAD"});
   tree.File("p/b", "b edited by the user\n");
   tree.File("p/mine", "the user's own\n");
@@ -192,13 +188,8 @@ TEST(ReviewBranch, CommitsPlusLeftoversArriveAsABranch) {
 TEST(ReviewBranch, RemovalsFromTheCopyBacksListAsFromWhiteouts) {
   TempTree tree;
   std::string state = tree.Dir("state");
-  std::string project = tree.Dir("p");
-  GitOut({"-C", project, "init", "-q", "-b", "main"});
-  tree.File("p/keep", "keep\n");
-  tree.File("p/gone", "gone\n");
-  tree.File("p/old/x", "x\n");
-  GitOut({"-C", project, "add", "-A"});
-  GitOut({"-C", project, "commit", "-q", "-m", "one"}, kIdentity);
+  std::string project =
+      OneCommitRepo(tree, {{"keep", "keep\n"}, {"gone", "gone\n"}, {"old/x", "x\n"}});
   auto copy = Prepare(state, "s3", project, "codex");
   ASSERT_TRUE(copy) << copy.error().message;
   tree.File("state/reviews/s3/upper/old", "a file where the folder was\n");

@@ -14,7 +14,6 @@ the same on the user's rootless Podman.
 
 Usage: review_e2e.py docker|podman CORRAL SHIM
 """
-import hashlib
 import os
 import pathlib
 import re
@@ -24,6 +23,7 @@ import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "engines"))
 import started  # noqa: E402  (tests/engines/started.py)
+from review_remote import git, make_project, tree_of  # noqa: E402  (beside this file)
 
 ENGINE, CORRAL, SHIM = sys.argv[1], sys.argv[2], sys.argv[3]
 SOCKET = os.environ.get("CORRAL_TEST_ENGINE_SOCKET") or f"/run/corral-test/{ENGINE}.sock"
@@ -44,37 +44,6 @@ def check(ok, what, detail=""):
     RESULTS["pass" if ok else "fail"] += 1
     print(("PASS " if ok else "FAIL ") + f"{WHO}: {what}" + ("" if ok else f"  [{detail}]"),
           flush=True)
-
-
-def git(proj, *args):
-    return subprocess.run(["git", "-C", str(proj), *args], capture_output=True, text=True,
-                          check=True).stdout.strip()
-
-
-def tree_of(proj):
-    """Every file of the working tree with its bytes' hash, and git's index."""
-    found = {}
-    for path in sorted(proj.rglob("*")):
-        rel = path.relative_to(proj)
-        if rel.parts[0] == ".git" and str(rel) != ".git/index":
-            continue
-        if path.is_file() and not path.is_symlink():
-            found[str(path.relative_to(proj))] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return found
-
-
-def make_project(work):
-    proj = work / "proj"
-    (proj / "src").mkdir(parents=True)
-    git(proj, "init", "-q", "-b", "main")
-    (proj / "src" / "main.c").write_text("int main(void) { return 0; }\n")
-    (proj / "old.txt").write_text("to be removed\n")
-    (proj / "README").write_text("committed\n")
-    git(proj, "add", "-A")
-    git(proj, "-c", "user.name=u", "-c", "user.email=u@x", "commit", "-q", "-m", "start")
-    (proj / "README").write_text("committed\nthe user's uncommitted edit\n")
-    (proj / "mine.txt").write_text("untracked, the user's\n")
-    return proj
 
 
 def main():
