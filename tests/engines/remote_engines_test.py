@@ -42,6 +42,9 @@ import http.server
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import started  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "session"))
+import review_remote  # noqa: E402  (tests/session/review_remote.py)
 
 CORRAL = SHIM = ""  # set by main's caller (bench/launch_network imports the helpers)
 STATE = pathlib.Path("/var/lib/corral-test/remote")
@@ -284,6 +287,7 @@ def network_mode_checks(url, certs, flags, base_env):
                                   content_type="application/x-tar")
         check(status == 200, f"{image} loaded into the remote engine", out[:300])
     prove_network_mode("remote tcp+TLS", remote, flags, base_env, "the remote engine")
+    review_remote.checks(CORRAL, "remote tcp+TLS", flags, base_env, check, remote.session_objects)
 
 
 PODMAN_STATE = pathlib.Path("/var/lib/corral-test/remote-podman")
@@ -370,9 +374,8 @@ def namespaced_podman_checks(work, env):
               f"run --print over {url}: the network mode, as another machine", mode or r.stderr)
         prove_network_mode("remote podman over ssh", remote, ["--engine", url], env,
                            "the namespaced podman")
-        sys.path.insert(0, str(ENGINES.parent / "session"))
-        import review_remote
-        review_remote.checks(CORRAL, url, env, check, remote.session_objects)
+        review_remote.checks(CORRAL, "remote podman over ssh", ["--engine", url], env, check,
+                             remote.session_objects)
     finally:
         stop_namespaced_podman(podman)
 

@@ -1,7 +1,8 @@
 """Review mode on an engine elsewhere (issue 32, docs/sessions.md, "Review mode"),
-for tests/engines/remote_engines_test.py: its namespaced Podman, reached over
-ssh://, cannot see this machine's folders, so the box works on the project copied
-into a volume there and the copy-back brings its changes into review mode's copy.
+for tests/engines/remote_engines_test.py: its dockerd reached over tcp with TLS and
+its namespaced Podman reached over ssh:// cannot see this machine's folders, so the
+box works on the project copied into a volume there and the copy-back brings its
+changes into review mode's copy.
 
 - A session (busybox sh in the test image) commits in the box (git's own object
   files, made here and written by the box, as git would write them), then edits,
@@ -90,9 +91,9 @@ def box_commit(proj, work):
     return commit, "\n".join(lines)
 
 
-def checks(corral_bin, url, env, check, left_of):
-    """`left_of(session)`: what the engine still has of the session (its containers,
-    networks and volumes)."""
+def checks(corral_bin, label, flags, env, check, left_of):
+    """`flags`: corral's options that name the engine; `left_of(session)`: what the
+    engine still has of the session (its containers, networks and volumes)."""
     work = pathlib.Path(tempfile.mkdtemp(prefix="corral-review-remote-"))
     proj = make_project(work)
     commit, commit_lines = box_commit(proj, work)
@@ -118,43 +119,43 @@ echo BOX-DONE
                               capture_output=True, text=True, timeout=600)
 
     before, head = tree_of(proj), git(proj, "rev-parse", "HEAD")
-    r = corral("run", "--review", "--headless", "--engine", url, "--image", "corral-test:latest",
+    r = corral("run", "--review", "--headless", *flags, "--image", "corral-test:latest",
                "--", "/bin/busybox", "sh", "-c", agent)
     m = re.search(r"the agent's work is on branch (corral/([0-9a-f]{12}))", r.stderr)
     check(r.returncode == 0 and "BOX-DONE" in r.stdout and m is not None
           and "for review mode" in r.stderr and "copy of the project in a volume" in r.stderr,
-          f"review mode over {url}: the project copied into a volume there, the end line "
+          f"{label}: review mode, the project copied into a volume there, the end line "
           "names the branch", f"exit {r.returncode}: {r.stdout[-300:]} {r.stderr[-1500:]}")
     if not m:
         return
     branch, sid = m.group(1), m.group(2)
     after = tree_of(proj)
-    check(after == before, "review mode elsewhere: the working tree and index are byte-identical",
+    check(after == before, f"{label}: review mode, the working tree and index are byte-identical",
           sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))[:10])
     check(git(proj, "rev-parse", "HEAD") == head
           and git(proj, "symbolic-ref", "HEAD") == "refs/heads/main",
-          "review mode elsewhere: HEAD and the current branch are untouched")
+          f"{label}: HEAD and the current branch are untouched")
     tip = git(proj, "rev-parse", branch)
     check(git(proj, "rev-parse", tip + "^") == commit
           and git(proj, "log", "-1", "--format=%s", commit) == "the agent's commit",
-          "the box's commit came back (its objects and its ref, through the copy-back) and "
+          f"{label}: the box's commit came back (its objects and its ref, through the copy-back) and "
           "is the branch's first", git(proj, "log", "--oneline", branch))
     left = sorted(git(proj, "diff", "--no-renames", "--name-status", commit, tip).splitlines())
     check(left == ["A\t.claude/settings.json", "A\tadded.txt", "A\tdocs", "D\tdocs/a.md",
                    "D\told.txt", "M\trun.sh", "M\tsrc/main.c"]
           and git(proj, "diff", "--summary", commit, tip).count("mode change 100644 => 100755 run.sh") == 1,
-          "the leftover commit holds exactly what the box left uncommitted (a removal, a mode, "
+          f"{label}: the leftover commit holds exactly what the box left uncommitted (a removal, a mode, "
           "a file where a folder was)", left)
     check("SAW-EDIT" in r.stdout and git(proj, "show", f"{branch}:README") == "committed"
           and "mine.txt" not in git(proj, "ls-tree", "-r", "--name-only", tip),
-          "the box saw the user's uncommitted edit, which is not on the branch")
+          f"{label}: the box saw the user's uncommitted edit, which is not on the branch")
     applied = corral("review", sid, "--apply")
     check(applied.returncode == 0 and (proj / "added.txt").exists()
           and not (proj / ".claude" / "settings.json").exists()
           and "held back: .claude/settings.json" in applied.stdout,
-          "--apply brings the work and holds the auto-run file back",
+          f"{label}: --apply brings the work and holds the auto-run file back",
           applied.stdout + applied.stderr)
-    check(left_of(sid) == [], "nothing of the review session is left on the engine",
+    check(left_of(sid) == [], f"{label}: nothing of the review session is left on the engine",
           left_of(sid))
     for path in ("added.txt", "committed.txt", "docs"):
         subprocess.run(["rm", "-rf", str(proj / path)])
@@ -162,7 +163,7 @@ echo BOX-DONE
 
     # corral killed while the box runs: the work waits in the volume.
     slow = subprocess.Popen(
-        [corral_bin, "run", "--review", "--headless", "--engine", url, "--image",
+        [corral_bin, "run", "--review", "--headless", *flags, "--image",
          "corral-test:latest", "--", "/bin/busybox", "sh", "-c",
          "echo kept > kept.txt && echo WROTE && sleep 300"],
         cwd=proj, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -180,21 +181,21 @@ echo BOX-DONE
     slow.wait()
     err = slow.stderr.read()
     killed = re.search(r"corral stop ([0-9a-f]{12})", err)
-    check(wrote and killed is not None, "a review session elsewhere ran until corral was killed",
+    check(wrote and killed is not None, f"{label}: a review session ran until corral was killed",
           err[-800:])
     if not killed:
         return
     sid = killed.group(1)
     time.sleep(3)  # the reaper removes the box; the volume stays
-    listed = corral("ps", "--engine", url)
-    check(sid in listed.stdout, "corral ps names the killed review session's kept work",
+    listed = corral("ps", *flags)
+    check(sid in listed.stdout, f"{label}: corral ps names the killed review session's kept work",
           listed.stdout + listed.stderr)
-    stopped = corral("stop", sid, "--engine", url)
+    stopped = corral("stop", sid, *flags)
     m = re.search(r"branch (corral/[0-9a-f]{12})", stopped.stdout + stopped.stderr)
     shown = git(proj, "show", f"{m.group(1)}:kept.txt") if m else ""
     check(stopped.returncode == 0 and shown == "kept" and not (proj / "kept.txt").exists(),
-          "corral stop brings the killed session's work back as its branch, the tree untouched",
+          f"{label}: corral stop brings the killed session's work back as its branch, the tree untouched",
           stopped.stdout + stopped.stderr)
-    check(left_of(sid) == [], "after corral stop nothing of it is left on the engine",
+    check(left_of(sid) == [], f"{label}: after corral stop nothing of it is left on the engine",
           left_of(sid))
     subprocess.run(["rm", "-rf", str(work)])
