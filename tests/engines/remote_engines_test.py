@@ -541,6 +541,9 @@ def main():
         env.update({"HOME": str(work / "home"), "XDG_CONFIG_HOME": str(work / "config"),
                     "XDG_STATE_HOME": str(work / "state"), "XDG_RUNTIME_DIR": str(work / "run"),
                     "CORRAL_SHIM": SHIM, "CORRAL_HOLD_UNKNOWN_FOLDERS": "off",
+                    # Nobody watching, whatever terminal another test uses
+                    # meanwhile (the tty source reads root's last input on any).
+                    "CORRAL_PRESENCE_SOURCES": "",
                     "CONTAINERS_CONF": str(work / "no-containers.conf")})
         begun = time.monotonic()
         tls_checks(work, env)

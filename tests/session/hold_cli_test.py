@@ -41,7 +41,9 @@ class HoldCliTest(unittest.TestCase):
                     "XDG_CONFIG_HOME": os.path.join(top, "cfg"), "XDG_STATE_HOME": self.state,
                     "XDG_RUNTIME_DIR": os.path.join(top, "run"),
                     "CORRAL_SHIM": os.path.join(shim_dir, "corral-shim"),
-                    "CORRAL_ENGINE_SOCKETS": os.path.join(top, "no-engine.sock")}
+                    "CORRAL_ENGINE_SOCKETS": os.path.join(top, "no-engine.sock"),
+                    # Nobody watching, whatever terminal is in use meanwhile.
+                    "CORRAL_PRESENCE_SOURCES": ""}
 
     def tearDown(self):
         self.dir.cleanup()

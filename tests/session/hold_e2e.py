@@ -36,6 +36,9 @@ def main():
             "XDG_STATE_HOME": str(work / "state"), "XDG_RUNTIME_DIR": str(work / "run"),
             "CORRAL_ENGINE": f"unix://{e2e.SOCKET}", "CORRAL_SHIM": e2e.SHIM,
             "CORRAL_HOLD_WAIT_MINUTES": "5",
+            # Nobody watching, whatever terminal another test uses meanwhile
+            # (the tty source reads the last input on any of root's).
+            "CORRAL_PRESENCE_SOURCES": "",
         })
         for name in ("CORRAL_CONFIG", "CORRAL_LEVEL", "CORRAL_IMAGE", "DOCKER_HOST",
                      "CORRAL_HOLD_UNKNOWN_FOLDERS"):
