@@ -1,5 +1,6 @@
 // Reading a whole file, telling a missing file from one that is there but
-// cannot be read, and opening a file under an exclusive lock.
+// cannot be read, replacing a file whole, and opening a file under an
+// exclusive lock.
 #pragma once
 
 #include <fcntl.h>
@@ -49,6 +50,19 @@ inline Result<std::string> ReadWholeFile(const std::string& path) {
 // True when a ReadWholeFile error says there was no file: callers to whom a
 // missing file means "empty" or "the default" test this, and report the rest.
 inline bool IsMissing(const Error& error) { return error.code == ENOENT; }
+
+// `path` replaced by `text` whole: written beside it as PATH.tmp (mode 0600,
+// never through a symlink), synced to disk, then renamed over it, so a reader
+// (or corral after a crash) finds the old file or the new one, never part.
+inline Result<void> ReplaceFile(const std::string& path, const std::string& text) {
+  const std::string temp = path + ".tmp";
+  UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!fd.valid() || !WriteAll(fd.get(), text.data(), text.size()) || ::fsync(fd.get()) != 0) {
+    return Error::FromErrno("cannot write " + temp);
+  }
+  if (::rename(temp.c_str(), path.c_str()) != 0) return Error::FromErrno("cannot replace " + path);
+  return Ok();
+}
 
 // `path` opened read-write (made with mode 0600 when missing; `flags` are
 // added to O_RDWR | O_CREAT | O_CLOEXEC) under an exclusive flock, waited

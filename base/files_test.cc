@@ -94,6 +94,26 @@ TEST_F(FilesTest, ReadToEndReportsADescriptorThatCannotRead) {
   EXPECT_EQ(text.error().code, EBADF);
 }
 
+TEST_F(FilesTest, ReplaceFileWritesItWholeAndPrivate) {
+  std::string path = Write("list", "old");
+  ASSERT_TRUE(ReplaceFile(path, std::string("a\0b\0", 4)).ok());
+  auto text = ReadWholeFile(path);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, std::string("a\0b\0", 4));
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  EXPECT_FALSE(fs::exists(path + ".tmp"));
+  // Never through a symlink planted where the temporary file goes.
+  std::string elsewhere = Write("elsewhere", "untouched");
+  fs::create_symlink(elsewhere, path + ".tmp");
+  auto refused = ReplaceFile(path, "new");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message.rfind("cannot write " + path + ".tmp", 0), 0u);
+  EXPECT_EQ(*ReadWholeFile(elsewhere), "untouched");
+  EXPECT_EQ(*ReadWholeFile(path), std::string("a\0b\0", 4));
+}
+
 TEST_F(FilesTest, OpenLockedMakesThePrivateFileAndHoldsTheLock) {
   std::string path = (dir_ / "state.lock").string();
   auto locked = OpenLocked(path, O_APPEND);

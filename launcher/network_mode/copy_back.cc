@@ -215,13 +215,7 @@ Result<void> IntoUpper(const CopyManifest& manifest, const std::map<std::string,
   for (const SyncAction& action : plan.writes) ApplyOne(manifest.review.upper, action, report);
   std::string list;
   for (const std::string& path : plan.removed) list += path + '\0';
-  const std::string& path = manifest.review.removed_list;
-  const std::string temp = path + ".tmp";
-  UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (!fd.valid() || !WriteAll(fd.get(), list.data(), list.size()) || ::fsync(fd.get()) != 0 ||
-      ::rename(temp.c_str(), path.c_str()) != 0) {
-    return Error::FromErrno("cannot write " + path);
-  }
+  if (auto ok = ReplaceFile(manifest.review.removed_list, list); !ok) return ok;
   report.removed = std::move(plan.removed);
   report.review = true;
   return Ok();

@@ -247,16 +247,12 @@ UpperPlan PlanIntoUpper(const CopyManifest& manifest, const std::map<std::string
       plan.removed.push_back(path);
       continue;
     }
-    // A file where a folder was (or the reverse): the upper folder has only
-    // the new one, and the reader takes the old one out below it.
-    const TarEntry& entry = box.at(path);
-    switch (boxed.kind) {
-      case TarEntry::kFolder:
-        buckets.Add({SyncAction::kMakeFolder, path, "", boxed.mode | 0700});
-        break;
-      case TarEntry::kSymlink: buckets.Add({SyncAction::kWriteSymlink, path, entry.content, 0}); break;
-      default: buckets.Add({SyncAction::kWriteFile, path, entry.content, boxed.mode}); break;
-    }
+    // Written as the box has it over nothing (the upper folder holds only
+    // what changed; a file where a folder was, or the reverse, too: the
+    // reader takes the old one out below it). Folders writable by their
+    // owner, so that what goes below them can be written.
+    if (boxed.kind == TarEntry::kFolder) boxed.mode |= 0700;
+    Bring(path, &box.at(path), boxed, Version{}, buckets);
   }
   plan.writes = buckets.InOrder();
   return plan;

@@ -168,15 +168,7 @@ Result<void> WriteManifest(const std::string& path, const CopyManifest& manifest
   std::filesystem::create_directories(folder, ec);
   if (ec) return Error("cannot create " + folder + ": " + ec.message());
   ::chmod(folder.c_str(), 0700);
-  std::string temp = path + ".tmp";
-  UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
-  if (!fd.valid()) return Error::FromErrno("cannot write " + temp);
-  std::string text = ManifestJson(manifest).dump() + "\n";
-  if (!WriteAll(fd.get(), text.data(), text.size()) || ::fsync(fd.get()) != 0) {
-    return Error::FromErrno("cannot write " + temp);
-  }
-  if (::rename(temp.c_str(), path.c_str()) != 0) return Error::FromErrno("cannot replace " + path);
-  return Ok();
+  return ReplaceFile(path, ManifestJson(manifest).dump() + "\n");
 }
 
 }  // namespace
