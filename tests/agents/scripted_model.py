@@ -35,6 +35,7 @@ import ssl
 import subprocess
 import sys
 import threading
+import time
 import uuid
 
 TOOL_ID_PREFIX = "corral"
@@ -79,7 +80,7 @@ class Recorder:
         authorization), kept apart from `headers` so no transcript has them."""
         with self._lock:
             self._requests.append({"method": method, "path": path, "headers": headers,
-                                   "body": body, "login": login or {}})
+                                   "body": body, "login": login or {}, "time": time.time()})
 
     def logins(self, header):
         """Each distinct value of a login header the server received."""
