@@ -212,9 +212,11 @@ class Session:
         label = json.dumps({"label": [f"corral.project={self.proj}"]})
         boxes = engine_get("/containers/json?filters=" + urllib.parse.quote(label)) or []
         for box in boxes:
+            # Under gVisor the engine lists the sandbox's host processes, not
+            # the box's: `runsc ps` shows those.
             top = engine_get(f"/containers/{box['Id']}/top") or {}
             print(f"  box {box['Id'][:12]} ({box.get('State')}) processes:", flush=True)
-            for row in top.get("Processes") or []:
+            for row in (top.get("Processes") or [])[:40]:
                 print("    " + " ".join(str(field) for field in row), flush=True)
 
     def results(self, model):
