@@ -52,8 +52,9 @@ GVISOR = RUNTIME == "gvisor"
 # now and then never returns from a command that has ended: its shell is a
 # zombie Codex does not reap, every Codex thread waits in futex or epoll, and
 # a SIGCHLD sent by hand does not wake it. Seen within 20 to 150 commands
-# with two sessions at once; never with the default runtime
-# (docs/sessions.md, "gVisor"). Name it to run it anyway.
+# with two sessions at once, and with Codex alone under `runsc do` (no
+# corral); never with the default runtime (docs/sessions.md, "gVisor").
+# Name it to run it anyway.
 AGENTS = sys.argv[4:] or (["claude"] if GVISOR else ["claude", "codex"])
 # Podman's API ignores a per-box runtime: its gVisor service has runsc as default.
 STARTED = "podman-gvisor" if GVISOR and ENGINE == "podman" else ENGINE
