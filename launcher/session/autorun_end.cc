@@ -13,6 +13,11 @@ bool CopyBackPending(const std::string& session_id) {
   return ::stat(network_mode::ManifestPath(policy::StateDir(), session_id).c_str(), &st) == 0;
 }
 
+std::optional<Result<autorun::Report>> CompareAutorunFiles(const std::string& session_id) {
+  if (CopyBackPending(session_id)) return std::nullopt;
+  return autorun::EndSession(policy::StateDir(), session_id);
+}
+
 Result<autorun::Report> HoldAutorunFiles(const std::string& session_id) {
   if (CopyBackPending(session_id)) {
     autorun::Report nothing;

@@ -282,10 +282,8 @@ void HoldAtEnd(Cleanup& cleanup, const SessionPlan& plan, SessionRecord& record,
   // The box goes first; when it exited by itself, while the end snapshot is
   // taken (Recorder::ProjectSettled).
   const bool removed = cleanup.RemoveBox();
-  if (!compared) {
-    if (!removed || CopyBackPending(plan.session_id)) return;
-    compared = autorun::EndSession(policy::StateDir(), plan.session_id);
-  }
+  if (!compared && removed) compared = CompareAutorunFiles(plan.session_id);
+  if (!compared) return;
   std::vector<std::string> lines;
   const auto& report = *compared;
   if (!report) {
@@ -421,9 +419,7 @@ Result<RunOutcome> RunSession(Engine& engine, SessionPlan& plan, const Mode& mod
                         // The box exited and cannot write any more: its auto-run
                         // files are compared, then the end snapshot taken, while
                         // the box is removed.
-                        if (!CopyBackPending(plan.session_id)) {
-                          compared = autorun::EndSession(policy::StateDir(), plan.session_id);
-                        }
+                        compared = CompareAutorunFiles(plan.session_id);
                         recorder->ProjectSettled();
                       });
     blocked = services->Stop();

@@ -416,6 +416,9 @@ class Reaper {
 // when there is nothing to compare.
 Result<autorun::Report> HoldAutorunFiles(const std::string& session_id);
 bool CopyBackPending(const std::string& session_id);
+// The same comparison without the record: nothing (not compared) while the
+// copy-back is pending.
+std::optional<Result<autorun::Report>> CompareAutorunFiles(const std::string& session_id);
 // The paths to keep in autorun::TakeSnapshot: the mount points corral makes
 // (and removes itself).
 std::vector<std::string> MountPointPaths(const SessionPlan& plan);
