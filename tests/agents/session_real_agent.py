@@ -51,7 +51,7 @@ GVISOR = RUNTIME == "gvisor"
 # Under gVisor, Claude Code alone: Codex there (runsc 20221219, Debian 12's)
 # now and then never returns from a command that has ended: its shell is a
 # zombie Codex does not reap, every Codex thread waits in futex or epoll, and
-# a SIGCHLD sent by hand does not wake it. Seen within 20 to 150 commands
+# a SIGCHLD sent by hand does not wake it. Seen within 8 to 156 commands
 # with two sessions at once, and with Codex alone under `runsc do` (no
 # corral); never with the default runtime (docs/sessions.md, "gVisor").
 # Name it to run it anyway.
