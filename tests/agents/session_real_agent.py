@@ -53,7 +53,8 @@ GVISOR = RUNTIME == "gvisor"
 # zombie Codex does not reap, every Codex thread waits in futex or epoll, and
 # a SIGCHLD sent by hand does not wake it. Seen within 8 to 156 commands
 # with two sessions at once, and with Codex alone under `runsc do` (no
-# corral); never with the default runtime (docs/sessions.md, "gVisor").
+# corral); never with the default runtime, nor with Claude Code under gVisor
+# (docs/sessions.md, "gVisor").
 # Name it to run it anyway.
 AGENTS = sys.argv[4:] or (["claude"] if GVISOR else ["claude", "codex"])
 # Podman's API ignores a per-box runtime: its gVisor service has runsc as default.
