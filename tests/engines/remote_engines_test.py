@@ -131,10 +131,29 @@ def make_certs(d):
         shutil.copy(d / src, client / dst)
 
 
+def clear_leftover(pid_file, name):
+    """A run killed midway (a CI time limit) leaves its daemon's pid file: the
+    daemon it names, if alive, is stopped, and the file goes. dockerd refuses
+    a pid file whose number is alive, and after a kill that number can be any
+    process's (tests/engines/start says more)."""
+    try:
+        pid = int(pid_file.read_text().strip())
+        if pathlib.Path(f"/proc/{pid}/comm").read_text().strip() == name:
+            os.kill(pid, signal.SIGKILL)
+            for _ in range(50):
+                os.kill(pid, 0)  # raises once it is gone
+                time.sleep(0.1)
+    except (OSError, ValueError):
+        pass
+    pid_file.unlink(missing_ok=True)
+
+
 def start_tls_dockerd(certs, port):
     """dockerd with TLS in its own mount and UTS namespaces: another host name
     and a private /tmp, so its view of the files is not corral's."""
     data = STATE / "docker"
+    clear_leftover(RUN / "remote-docker.pid", "dockerd")
+    clear_leftover(RUN / "remote-exec/containerd/containerd.pid", "containerd")
     script = (
         "hostname corral-remote && mount -t tmpfs tmpfs /tmp && exec dockerd "
         f"--tlsverify --tlscacert {certs}/ca.pem --tlscert {certs}/server.pem "
