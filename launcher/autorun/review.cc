@@ -52,12 +52,7 @@ Result<void> WriteReport(const std::string& state_dir, const Report& report) {
   }
   held["held"] = kept;
   held["errors"] = report.errors;
-  std::string temp = folder + "/held.json.tmp";
-  std::ofstream(temp) << held.dump(1);
-  if (::rename(temp.c_str(), (folder + "/held.json").c_str()) != 0) {
-    return Error::FromErrno("cannot write " + folder + "/held.json");
-  }
-  return Ok();
+  return ReplaceFile(folder + "/held.json", held.dump(1));
 }
 
 // Puts the box's version of `held` in place, unless the host's file is no

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "launcher/plan/plan.h"
 
@@ -31,16 +30,7 @@ Result<void> UpdateStateJson(const std::string& path,
   auto changed = change(*value);
   if (!changed) return changed.error();
   if (!*changed) return Ok();
-  // Written beside it and renamed: a reader sees the old file or the new one.
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::trunc);
-    out << value->dump(2) << "\n";
-    if (!out.flush()) return Error::FromErrno("cannot write " + temp);
-  }
-  ::chmod(temp.c_str(), 0600);
-  if (::rename(temp.c_str(), path.c_str()) != 0) return Error::FromErrno("cannot replace " + path);
-  return Ok();
+  return ReplaceFile(path, value->dump(2) + "\n");
 }
 
 }  // namespace corral::launcher

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "launcher/review/review.h"
 
@@ -59,15 +58,7 @@ Result<void> WriteCopy(const Copy& copy) {
                          {"base", copy.base},       {"head_ref", copy.head_ref},
                          {"branch", copy.branch},   {"tip", copy.tip},
                          {"state", copy.state}};
-  std::string path = copy.dir + "/review.json";
-  std::string temp = path + ".new";
-  {
-    std::ofstream out(temp, std::ios::trunc);
-    out << json.dump(2) << "\n";
-    if (!out) return Error("cannot write " + temp);
-  }
-  if (::rename(temp.c_str(), path.c_str()) != 0) return Error::FromErrno("cannot write " + path);
-  return Ok();
+  return ReplaceFile(copy.dir + "/review.json", json.dump(2) + "\n");
 }
 
 Result<Copy> Prepare(const std::string& state_dir, const std::string& session,

@@ -33,14 +33,7 @@ nlohmann::json ReadSnapshot(const std::string& state_dir, const std::string& ses
 
 Result<void> WriteSnapshot(const std::string& state_dir, const std::string& session,
                            const nlohmann::json& json) {
-  std::string path = SnapshotFile(state_dir, session);
-  std::ofstream out(path + ".new", std::ios::trunc);
-  out << json.dump(2) << "\n";
-  out.close();
-  if (!out || ::rename((path + ".new").c_str(), path.c_str()) != 0) {
-    return Error::FromErrno("cannot write " + path);
-  }
-  return Ok();
+  return ReplaceFile(SnapshotFile(state_dir, session), json.dump(2) + "\n");
 }
 
 void CopyFile(const std::string& from, const std::string& to) {
