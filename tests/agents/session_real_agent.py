@@ -44,6 +44,7 @@ import agent_env  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "engines"))
 import started  # noqa: E402  (tests/engines/started.py)
+from engine_api import Api  # noqa: E402  (tests/engines/engine_api.py)
 
 ENGINE, CORRAL, SHIM = sys.argv[1], sys.argv[2], sys.argv[3]
 RUNTIME = os.environ.get("CORRAL_TEST_RUNTIME", "default")
@@ -98,13 +99,14 @@ def run_stopping(cmd, timeout, on_timeout=None, **kw):
 
 def engine_get(path):
     """GET from the engine's API: its JSON, or None (with a line saying why)."""
-    r = run(["curl", "-sS", "--max-time", "30", "--unix-socket", SOCKET,
-             f"http://engine/v1.41{path}"])
     try:
-        return json.loads(r.stdout)
-    except ValueError:
-        print(f"  engine: GET {path}: {r.stdout[:200]} {r.stderr[:200]}", flush=True)
-        return None
+        status, data = Api(f"unix://{SOCKET}").json(path)
+    except (OSError, ValueError) as e:
+        status, data = None, e
+    if status == 200:
+        return data
+    print(f"  engine: GET {path}: {status} {str(data)[:200]}", flush=True)
+    return None
 
 
 def responses_or_claude_results(body):

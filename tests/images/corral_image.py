@@ -6,15 +6,16 @@ on 0.0.0.0:3128, run by nobody (65534).
 
 Usage: corral_image.py docker|podman CORRAL
 """
-import http.client
 import json
 import os
 import pathlib
-import socket
 import subprocess
 import sys
 import time
 import urllib.parse
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "engines"))
+from engine_api import Api  # noqa: E402  (tests/engines/engine_api.py)
 
 ENGINE, CORRAL = sys.argv[1], sys.argv[2]
 TOP = pathlib.Path(__file__).resolve().parent.parent.parent
@@ -28,35 +29,11 @@ def check(ok, what, detail=""):
           flush=True)
 
 
-class UnixConnection(http.client.HTTPConnection):
-    def __init__(self, path):
-        super().__init__("localhost", timeout=60)
-        self.path = path
-
-    def connect(self):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(self.path)
+API = Api(f"unix://{SOCK}")
 
 
 def api(method, path, body=None):
-    conn = UnixConnection(SOCK)
-    conn.request(method, "/v1.41" + path, body=json.dumps(body) if body is not None else None,
-                 headers={"Content-Type": "application/json"})
-    response = conn.getresponse()
-    data = response.read()
-    conn.close()
-    return response.status, data
-
-
-def logs(container):
-    # Both streams, multiplexed (8-byte frame headers) when there is no TTY.
-    _, raw = api("GET", f"/containers/{container}/logs?stdout=1&stderr=1")
-    text, i = b"", 0
-    while i + 8 <= len(raw):
-        size = int.from_bytes(raw[i + 4:i + 8], "big")
-        text += raw[i + 8:i + 8 + size]
-        i += 8 + size
-    return text.decode(errors="replace")
+    return API.call(method, path, body)
 
 
 def run_image(tag, cmd=None, seconds=20, until=None):
@@ -72,12 +49,12 @@ def run_image(tag, cmd=None, seconds=20, until=None):
     api("POST", f"/containers/{container}/start")
     deadline, text = time.monotonic() + seconds, ""
     while time.monotonic() < deadline:
-        text = logs(container)
+        text = API.logs(container)
         if until and until in text:
             break
         _, state = api("GET", f"/containers/{container}/json")
         if not json.loads(state)["State"]["Running"]:
-            text = logs(container)
+            text = API.logs(container)
             break
         time.sleep(0.3)
     _, inspect = api("GET", f"/containers/{container}/json")

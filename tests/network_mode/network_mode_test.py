@@ -24,14 +24,12 @@ the box or against the engine's own API:
 Usage: network_mode_test.py docker|podman CORRAL
 """
 
-import http.client
 import json
 import os
 import pathlib
 import shutil
 import signal
 import socket
-import ssl
 import subprocess
 import sys
 import tempfile
@@ -40,6 +38,8 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "launcher"))
 import slow_engine  # noqa: E402  (its pipe: one direction of a relayed connection)
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "engines"))
+from engine_api import Api  # noqa: E402  (tests/engines/engine_api.py)
 
 RESULTS = {"pass": 0, "fail": 0}
 PROBE = pathlib.Path(__file__).resolve().parent.parent / "launcher" / "probe.sh"
@@ -49,69 +49,6 @@ def check(ok, what, detail=""):
     RESULTS["pass" if ok else "fail"] += 1
     print(("PASS " if ok else "FAIL ") + what + ("" if ok else f"  [{str(detail)[-2500:]}]"),
           flush=True)
-
-
-class Api:
-    """The engine's HTTP API over a unix socket or tcp with TLS client certificates."""
-
-    def __init__(self, url, cert_path=None):
-        self.url, self.cert_path = url, cert_path
-
-    def _conn(self):
-        if self.url.startswith("unix://"):
-            path = self.url[len("unix://"):]
-
-            class Unix(http.client.HTTPConnection):
-                def connect(self):
-                    self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                    self.sock.connect(path)
-            return Unix("localhost", timeout=60)
-        host, port = self.url[len("tcp://"):].rsplit(":", 1)
-        context = ssl.create_default_context(cafile=os.path.join(self.cert_path, "ca.pem"))
-        context.load_cert_chain(os.path.join(self.cert_path, "cert.pem"),
-                                os.path.join(self.cert_path, "key.pem"))
-        return http.client.HTTPSConnection(host, int(port), context=context, timeout=60)
-
-    def call(self, method, path, body=None, raw=None, content_type="application/json"):
-        conn = self._conn()
-        data = raw if raw is not None else (json.dumps(body) if body is not None else None)
-        conn.request(method, "/v1.41" + path, body=data, headers={"Content-Type": content_type})
-        response = conn.getresponse()
-        out = response.read()
-        conn.close()
-        return response.status, out
-
-    def json(self, path):
-        status, data = self.call("GET", path)
-        return status, (json.loads(data) if status == 200 else data)
-
-    def logs(self, container):
-        _, raw = self.call("GET", f"/containers/{container}/logs?stdout=1&stderr=1")
-        return demux(raw)
-
-    def session_objects(self, session):
-        """Names of what the engine still has of this session."""
-        found = []
-        label = json.dumps({"label": [f"corral.session={session}"]})
-        from urllib.parse import quote
-        status, data = self.call("GET", "/containers/json?all=1&filters=" + quote(label))
-        found += [c["Names"][0] for c in json.loads(data)] if status == 200 else ["?containers"]
-        status, data = self.call("GET", "/networks?filters=" + quote(label))
-        found += [n["Name"] for n in json.loads(data)] if status == 200 else ["?networks"]
-        status, data = self.call("GET", "/volumes?filters=" + quote(label))
-        found += ([v["Name"] for v in (json.loads(data).get("Volumes") or [])]
-                  if status == 200 else ["?volumes"])
-        return found
-
-
-def demux(raw):
-    """Both streams of a stream without a TTY (8-byte frame headers)."""
-    text, i = b"", 0
-    while i + 8 <= len(raw):
-        size = int.from_bytes(raw[i + 4:i + 8], "big")
-        text += raw[i + 8:i + 8 + size]
-        i += 8 + size
-    return text.decode(errors="replace")
 
 
 def make_project(work):

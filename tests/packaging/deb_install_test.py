@@ -17,13 +17,11 @@ would.
 
 Usage: deb_install_test.py docker|podman CORRAL BUILD_DIR
 """
-import http.client
 import json
 import os
 import pathlib
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -31,6 +29,7 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "engines"))
 import started  # noqa: E402  (tests/engines/started.py)
+from engine_api import Api  # noqa: E402  (tests/engines/engine_api.py)
 
 ENGINE, CORRAL, BUILD = sys.argv[1], sys.argv[2], sys.argv[3]
 SOCK = f"/run/corral-test/{ENGINE}.sock"
@@ -49,35 +48,11 @@ def timed(what, start):
     print(f"TIME {ENGINE} {what} {time.monotonic() - start:.1f}s", flush=True)
 
 
-class UnixConnection(http.client.HTTPConnection):
-    def __init__(self, path, timeout):
-        super().__init__("localhost", timeout=timeout)
-        self.unix_path = path
-
-    def connect(self):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(self.unix_path)
+API = Api(f"unix://{SOCK}")
 
 
 def api(method, path, body=None, timeout=60):
-    conn = UnixConnection(SOCK, timeout)
-    conn.request(method, "/v1.41" + path, body=json.dumps(body) if body is not None else None,
-                 headers={"Content-Type": "application/json"})
-    response = conn.getresponse()
-    data = response.read()
-    conn.close()
-    return response.status, data
-
-
-def logs(container):
-    # Both streams, multiplexed (8-byte frame headers) when there is no TTY.
-    _, raw = api("GET", f"/containers/{container}/logs?stdout=1&stderr=1")
-    text, i = b"", 0
-    while i + 8 <= len(raw):
-        size = int.from_bytes(raw[i + 4:i + 8], "big")
-        text += raw[i + 8:i + 8 + size]
-        i += 8 + size
-    return text.decode(errors="replace")
+    return API.call(method, path, body, timeout=timeout)
 
 
 def box(image, script, binds=()):
@@ -92,7 +67,7 @@ def box(image, script, binds=()):
     try:
         api("POST", f"/containers/{container}/start")
         _, waited = api("POST", f"/containers/{container}/wait", timeout=120)
-        return json.loads(waited).get("StatusCode"), logs(container)
+        return json.loads(waited).get("StatusCode"), API.logs(container)
     finally:
         api("DELETE", f"/containers/{container}?force=1")
 
