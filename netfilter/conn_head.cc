@@ -3,10 +3,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "netfilter/auth.h"
+#include "netfilter/http/http.h"
 #include "netfilter/decision_log.h"
 #include "netfilter/server.h"
-#include "netfilter/tls_peek.h"
+#include "netfilter/tls/tls.h"
 
 namespace corral::netfilter {
 namespace {

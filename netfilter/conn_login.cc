@@ -41,8 +41,10 @@ bool Loop::WaitForSmallBody(Conn& conn, const RequestHead& head) {
 }
 
 bool Loop::IsLoginHost(const Conn& conn) const {
-  return shared_->logins && (!shared_->logins->store->Current()->For(conn.host, conn.port).empty() ||
-                             shared_->logins->endpoints->Covers(conn.host, conn.port));
+  if (!shared_->logins) return false;
+  const LoginContext& logins = *shared_->logins;
+  return !logins.store->Current()->For(conn.host, conn.port).empty() || logins.endpoints->Covers(conn.host, conn.port) ||
+         (logins.forge && logins.forge->Covers(conn.host.name + ":" + std::to_string(conn.port)));
 }
 
 bool Loop::BodyToScan(const Conn& conn) const {

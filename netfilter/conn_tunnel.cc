@@ -12,7 +12,7 @@
 #include <algorithm>
 
 #include "netfilter/server.h"
-#include "netfilter/tls_peek.h"
+#include "netfilter/tls/tls.h"
 
 namespace corral::netfilter {
 namespace {

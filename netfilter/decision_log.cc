@@ -26,6 +26,9 @@ void WriteDecision(const std::function<void(std::string_view)>& log, const Decis
   };
   if (d.login) line["login"] = *d.login;
   if (d.credential) line["credential"] = *d.credential;
+  if (d.forge_rule) line["rule"] = *d.forge_rule;
+  if (d.repository) line["repository"] = *d.repository;
+  if (d.path) line["path"] = *d.path;
   log(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 

@@ -24,6 +24,10 @@ struct Decision {
   std::optional<std::string> login;  // a login added to the request: its name, never its value
   // A stand-in refused: "credential-to-wrong-host".
   std::optional<std::string> credential;
+  // The forge's judgement (docs/forge.md): the rule that decided, and the
+  // repository the request named.
+  std::optional<std::string> forge_rule, repository;
+  std::optional<std::string> path;  // on a forge host: the request's path, which the rule judged
 };
 
 void WriteDecision(const std::function<void(std::string_view)>& log, const Decision& decision);

@@ -4,6 +4,10 @@
 #include <chrono>
 #include <cstdio>
 
+#include <nlohmann/json.hpp>
+
+#include "netfilter/origin_probe.h"
+
 namespace corral::netfilter {
 namespace {
 
@@ -29,6 +33,11 @@ std::string Chunk(std::string_view data) {
   out.append(data);
   out.append("\r\n");
   return out;
+}
+
+std::string AsciiLower(std::string s) {
+  for (char& c : s) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  return s;
 }
 
 std::string Joined(const std::vector<std::string>& names) {
@@ -103,12 +112,21 @@ class Exchanges {
     table_ = setup_.store->Current();
     mine_ = table_->For(setup_.host, setup_.port);
     endpoint_ = setup_.endpoints ? setup_.endpoints->For(setup_.host, setup_.port, req.method, req.path) : nullptr;
+    push_.reset();
+    push_outcome_.reset();
+    sent_continue_ = false;
+    std::optional<forge::Judgement> judged;
+    if (setup_.forge && setup_.forge->Covers(HostPort())) {
+      judged = JudgeForge(req);
+      if (!judged) return false;  // refused, or the box left
+    }
     HeadVerdict verdict = ApplyLogins(*table_, mine_, req);
     if (verdict.refused) {
       line_.credential = "credential-to-wrong-host";
       return Refuse(403, "stand-in-refused", *verdict.refused);
     }
     if (!verdict.added.empty()) line_.login = Joined(verdict.added);
+    if (judged && judged->action == forge::Judgement::Action::kPush && !StartPushCheck(req, *judged)) return false;
     bool expect_continue = false;
     std::erase_if(req.headers, [&](const Header& h) {
       bool expect = EqualsIgnoreCase(h.name, "expect") && EqualsIgnoreCase(h.value, "100-continue");
@@ -123,7 +141,9 @@ class Exchanges {
       return Refuse(502, "bad-gateway", "the origin closed the connection");
     }
     // The body goes on without waiting for the origin's 100: this proxy reads it anyway.
-    if (expect_continue && req.minor == 1 && !box_.Write("HTTP/1.1 100 Continue\r\n\r\n")) return false;
+    if (expect_continue && req.minor == 1 && !sent_continue_ && !box_.Write("HTTP/1.1 100 Continue\r\n\r\n")) {
+      return false;
+    }
     if (!SendBody(req)) return false;
     return RelayResponse(req);
   }
@@ -144,6 +164,7 @@ class Exchanges {
       out.clear();
       values.Feed(scanned, out);
       if (last) values.Finish(out);
+      if (push_ && !CheckPush(out, last)) return false;
       std::string framed = req.body == BodyKind::kChunked ? Chunk(out) : out;
       if (last && req.body == BodyKind::kChunked) framed += "0\r\n\r\n";
       bytes_up_ += out.size();
@@ -157,7 +178,7 @@ class Exchanges {
         left -= take;
         bool ok = pass(std::string_view(box_in_).substr(0, take), left == 0);
         box_in_.erase(0, take);
-        if (!ok) return RefuseBody();
+        if (!ok) return push_outcome_ && push_outcome_->refused ? RefusePush() : RefuseBody();
       }
     } else if (req.body == BodyKind::kChunked) {
       ChunkedDecoder chunks;
@@ -166,10 +187,170 @@ class Exchanges {
         std::string payload;
         box_in_.erase(0, chunks.Consume(box_in_, &payload));
         if (chunks.failed()) return Refuse(400, "bad-request", "malformed chunked request body");
-        if (!pass(payload, chunks.done())) return RefuseBody();
+        if (!pass(payload, chunks.done())) return push_outcome_ && push_outcome_->refused ? RefusePush() : RefuseBody();
       }
     }
     return true;
+  }
+
+  std::string HostPort() const { return setup_.host.name + ":" + std::to_string(setup_.port); }
+
+  bool Unattended() const { return !setup_.watching || !setup_.watching(); }
+
+  // The forge's verdict on this request (reading its body first where the
+  // head cannot tell); nullopt once refused. A request that may not carry
+  // the user's token loses this host's stand-ins and gets no login; a forge
+  // login never goes in clear.
+  std::optional<forge::Judgement> JudgeForge(RequestHead& req) {
+    bool unattended = Unattended();
+    forge::Judgement judged = setup_.forge->Judge(HostPort(), req.method, req.path, unattended);
+    if (judged.action == forge::Judgement::Action::kReadBody) {
+      std::string body;
+      if (!PeekBody(req, body)) return std::nullopt;
+      judged = setup_.forge->JudgeBody(HostPort(), req.method, req.path, body, unattended,
+                                       [&](const std::string& id) { return NodeRepository(req, id); });
+    }
+    line_.forge_rule = judged.rule;
+    if (!judged.repo.empty()) line_.repository = judged.repo;
+    line_.path = req.path.substr(0, 512);
+    if (judged.action == forge::Judgement::Action::kRefuse) {
+      Refuse(403, "forge-" + judged.rule, judged.reason);
+      return std::nullopt;
+    }
+    if (!judged.token || !setup_.tls) {
+      std::erase_if(req.headers, [&](const Header& h) {
+        const Login* login = table_->StandInIn(h.value);
+        return login && std::find(mine_.begin(), mine_.end(), login) != mine_.end();
+      });
+      mine_.clear();
+    }
+    return judged;
+  }
+
+  // The body of a request the forge judges whole, left framed in `box_in_`
+  // for SendBody; its payload in `body`.
+  bool PeekBody(const RequestHead& req, std::string& body) {
+    constexpr std::size_t kLargest = 1024 * 1024;
+    if (req.minor == 1 && !sent_continue_ &&
+        std::any_of(req.headers.begin(), req.headers.end(), [](const Header& h) {
+          return EqualsIgnoreCase(h.name, "expect") && EqualsIgnoreCase(h.value, "100-continue");
+        })) {
+      if (!box_.Write("HTTP/1.1 100 Continue\r\n\r\n")) return false;
+      sent_continue_ = true;
+    }
+    if (req.body == BodyKind::kLength) {
+      if (req.content_length > kLargest) {
+        return Refuse(413, "forge-body-too-large", "the body is larger than the 1 MiB the forge's judge reads");
+      }
+      while (box_in_.size() < req.content_length) {
+        if (!ReadMore(box_, box_in_)) return BoxLeft();
+      }
+      body = box_in_.substr(0, req.content_length);
+      return true;
+    }
+    if (req.body == BodyKind::kChunked) {
+      while (true) {
+        ChunkedDecoder chunks;
+        std::string payload;
+        chunks.Consume(box_in_, &payload);
+        if (chunks.failed()) return Refuse(400, "bad-request", "malformed chunked request body");
+        if (chunks.done()) {
+          body = std::move(payload);
+          return true;
+        }
+        if (box_in_.size() > kLargest) {
+          return Refuse(413, "forge-body-too-large", "the body is larger than the 1 MiB the forge's judge reads");
+        }
+        if (!ReadMore(box_, box_in_)) return BoxLeft();
+      }
+    }
+    body.clear();
+    return true;
+  }
+
+  // The repository a GraphQL node id belongs to, asked of the API with the
+  // user's token (on this connection) and kept for the session.
+  std::string NodeRepository(const RequestHead& req, const std::string& id) {
+    std::string key = HostPort() + " node " + id;
+    if (auto known = setup_.memo->Get(key)) return *known;
+    RequestHead asking = req;
+    ApplyLogins(*table_, mine_, asking);
+    nlohmann::json query = {
+        {"query", "query($id:ID!){node(id:$id){__typename ... on Repository{nameWithOwner} "
+                  "... on RepositoryNode{repository{nameWithOwner}}}}"},
+        {"variables", {{"id", id}}}};
+    auto answer = ProbeOrigin(origin_, origin_in_, asking, req.authority, "POST", req.path, "application/json",
+                              query.dump(), setup_.max_head, 1024 * 1024);
+    std::string repo;
+    if (answer && answer->status == 200) {
+      auto json = nlohmann::json::parse(answer->body, nullptr, false);
+      if (json.is_object() && json.contains("data") && json["data"].is_object()) {
+        const auto& node = json["data"]["node"];
+        if (node.is_object()) {
+          const nlohmann::json* named = node.contains("nameWithOwner") ? &node["nameWithOwner"]
+                                        : node.contains("repository") && node["repository"].is_object()
+                                            ? &node["repository"]["nameWithOwner"]
+                                            : nullptr;
+          if (named && named->is_string()) repo = AsciiLower(named->get<std::string>());
+        }
+      }
+    }
+    if (answer && answer->keep_alive) setup_.memo->Set(key, repo);
+    return repo;
+  }
+
+  // A push judged while nobody watches: the repository's default branch is
+  // learned (once a session) and protected with the config's branches.
+  bool StartPushCheck(const RequestHead& req, const forge::Judgement& judged) {
+    std::string key = HostPort() + "/" + judged.repo;
+    std::optional<std::string> head = setup_.memo->Get(key);
+    if (!head) {
+      auto answer = ProbeOrigin(origin_, origin_in_, req, req.authority, "GET", forge::AdvertisementTarget(req.path),
+                                "", "", setup_.max_head, 16 * 1024 * 1024);
+      std::string ref = answer && answer->status == 200 ? forge::DefaultBranchOf(answer->body) : "";
+      if (ref.empty() || !answer->keep_alive) {
+        return Refuse(403, "forge-default-branch-unknown",
+                      "corral could not learn " + judged.repo + "'s default branch from " + setup_.host.name +
+                          (answer ? "" : " (" + answer.error().message + ")") +
+                          ", so this push was not let through while nobody watches");
+      }
+      setup_.memo->Set(key, ref);
+      head = ref;
+    }
+    std::set<std::string> protect = {*head};
+    for (const std::string& branch : setup_.forge->config().protected_branches) {
+      protect.insert(branch.rfind("refs/", 0) == 0 ? branch : "refs/heads/" + branch);
+    }
+    push_.emplace(std::move(protect));
+    return true;
+  }
+
+  // Passes the push's bytes through its check; at the end, false when it is
+  // refused (the tail, and with it a whole pack, never reaches the origin).
+  bool CheckPush(std::string& out, bool last) {
+    std::string now;
+    push_->Feed(out, now);
+    if (last) {
+      push_outcome_ = push_->Finish();
+      if (push_outcome_->refused) return false;
+      now += push_outcome_->tail;
+    }
+    out = std::move(now);
+    return true;
+  }
+
+  // The push's refusal as git reads it: its report-status, so `git push`
+  // prints each ref's reason.
+  bool RefusePush() {
+    const auto& outcome = *push_outcome_;
+    line_.forge_rule = "history";
+    if (outcome.report.empty()) return Refuse(403, "forge-history", outcome.reason);
+    line_.status = 200;
+    box_.Write("HTTP/1.1 200 OK\r\nContent-Type: application/x-git-receive-pack-result\r\n"
+               "Cache-Control: no-cache\r\nX-Corral-Error: forge-history\r\nContent-Length: " +
+               std::to_string(outcome.report.size()) + "\r\nConnection: close\r\n\r\n" + outcome.report);
+    Log("deny", "forge-history: " + outcome.reason);
+    return false;
   }
 
   bool BoxLeft() {
@@ -330,6 +511,9 @@ class Exchanges {
   std::shared_ptr<const LoginTable> table_;  // as it was when this request came
   std::vector<const Login*> mine_;            // this host's logins in it
   const TokenEndpoint* endpoint_ = nullptr;   // when the request is to a token endpoint
+  std::optional<forge::PushCheck> push_;        // a push judged while nobody watches
+  std::optional<forge::PushCheck::Outcome> push_outcome_;
+  bool sent_continue_ = false;  // this request got the proxy's own 100 Continue
   uint64_t bytes_up_ = 0, bytes_down_ = 0;
   std::chrono::steady_clock::time_point started_;
 };

@@ -5,15 +5,38 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <mutex>
+#include <string>
 #include <optional>
 #include <vector>
 
 #include "netfilter/decision_log.h"
-#include "netfilter/logins.h"
-#include "netfilter/tls_stream.h"
-#include "netfilter/token_capture.h"
+#include "netfilter/forge/forge.h"
+#include "netfilter/logins/logins.h"
+#include "netfilter/tls/tls.h"
 
 namespace corral::netfilter {
+
+// What the forge's judge learned from the forge this session (a repository's
+// default branch, the repository of a GraphQL node id), shared by the
+// session's connections so each is asked once.
+class SessionMemo {
+ public:
+  std::optional<std::string> Get(const std::string& key) const {
+    std::lock_guard lock(mutex_);
+    auto it = known_.find(key);
+    return it == known_.end() ? std::nullopt : std::optional<std::string>(it->second);
+  }
+  void Set(const std::string& key, std::string ref) {
+    std::lock_guard lock(mutex_);
+    known_[key] = std::move(ref);
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, std::string> known_;
+};
 
 struct ExchangeSetup {
   LoginStore* store = nullptr;  // each request takes the logins as they are then
@@ -24,6 +47,11 @@ struct ExchangeSetup {
   bool tls = true;  // requests in origin-form inside TLS; else one proxied http:// request
   std::size_t max_head = 64 * 1024;
   Decision base;  // client, host, port, address: the rest is filled per exchange
+  // The forge's scope (null: this host is no forge's), whether somebody
+  // watches (null: nobody), and what was learned from the forge this session.
+  const forge::Scope* forge = nullptr;
+  std::function<bool()> watching;
+  SessionMemo* memo = nullptr;
   std::function<void(std::string_view)> log;
 };
 

@@ -21,7 +21,7 @@
 
 #include "base/subprocess.h"
 #include "netfilter/proxy_internal.h"
-#include "netfilter/session_ca.h"
+#include "netfilter/tls/tls.h"
 
 namespace corral::netfilter {
 namespace {

@@ -1,7 +1,10 @@
 // netfilter/: the egress proxy, the only way out of a box. An HTTP/1.x forward
 // proxy (CONNECT tunnels and absolute-form http:// requests) that lets through
 // only the configured hosts and refuses private, local and metadata addresses.
-// The one public header of netfilter/.
+// Its rooms (docs/architecture.md): http/ (the parser), rules/ (hosts and
+// addresses), tls/ (the session CA, streams, the ClientHello peek), logins/
+// (what the proxy adds where it ends TLS), forge/ (the git host's scope).
+// This folder is the server itself; this is its one public header.
 #pragma once
 
 #include <chrono>
@@ -16,37 +19,13 @@
 
 #include "base/base.h"
 #include "policy/config/config.h"
+#include "netfilter/forge/forge.h"
+#include "netfilter/logins/logins.h"
+#include "netfilter/rules/rules.h"
+#include "netfilter/tls/tls.h"
 #include "policy/network/network.h"
 
 namespace corral::netfilter {
-
-// ---------------------------------------------------------------- rules
-
-// The three lists, as the user wrote them (config file or flags).
-struct RuleLists {
-  std::vector<std::string> allowed_domains;  // "example.com", "*.example.com", ":port" optional
-  std::vector<std::string> denied_domains;   // same forms; denied wins
-  std::vector<std::string> allow_addresses;  // "10.0.0.5", "127.0.0.0/8", "fd00::/8"
-};
-
-// One allow or deny entry, and one address or range: parsed by policy/'s
-// rules (ParseDomainEntry, ParseCidr), which the config is checked by too.
-using policy::Cidr;
-using policy::DomainEntry;
-
-// Validated, immutable rules; share them read-only.
-struct Rules {
-  std::vector<DomainEntry> allowed;
-  std::vector<DomainEntry> denied;
-  std::vector<Cidr> allow_addresses;
-};
-
-// Validates every entry; an error names the list and the entry, and says
-// how to fix it ("*" and "*.com" are refused, as are URLs and malformed
-// addresses). A loaded policy's lists always pass.
-Result<Rules> ParseRules(const RuleLists& lists);
-
-// ---------------------------------------------------------------- proxy
 
 struct Limits {
   std::size_t max_head_bytes = 64 * 1024;              // 431 past this
@@ -60,66 +39,6 @@ struct Limits {
   // receivers cannot take the host's memory.
   std::size_t relay_budget_bytes = 256 * 1024 * 1024;
 };
-
-// A login the proxy adds on the way out (docs/logins.md). The box holds only
-// `stand_in`; the proxy puts `value` in `header` of requests to `hosts`
-// alone, ending TLS for those hosts with the session CA.
-struct Login {
-  std::string name;                // for the log: "anthropic-api-key"
-  std::vector<std::string> hosts;  // "api.anthropic.com:443", "[::1]:8080": name (or IP) and port
-  std::string header;              // "x-api-key", "Authorization"
-  std::string prefix;              // before the value in the header: "Bearer ", or empty
-  std::string value;               // the real secret; never logged, never sent to the box
-  std::string stand_in;            // the box's stand-in: as long as `value`, unique to the session
-  // Also put `value` in request bodies to `hosts` (a refresh token in the
-  // token request); `header` may then be empty.
-  bool in_body = false;
-  // The value is the password of Basic credentials in `header` (prefix
-  // "Basic "), with any user name: git over HTTPS.
-  bool basic = false;
-};
-
-// A session CA as PEM text, made ahead of the proxy: where the proxy runs
-// elsewhere (the network mode's sidecar, a Kubernetes proxy Pod), the box's
-// bundle must hold the certificate before the proxy starts. The key goes only
-// to that proxy, as the logins' values do (docs/logins.md).
-struct SessionCaPem {
-  std::string cert;  // for the box's trusted bundle
-  std::string key;   // PKCS#8; the proxy's alone
-  bool empty() const { return cert.empty() && key.empty(); }
-};
-// A new session CA (as the proxy makes at Start), as PEM.
-Result<SessionCaPem> MakeSessionCaPem();
-
-// An OAuth token endpoint (a subscription login's refresh, or a login made
-// in the box): the JSON answer to a POST to `path` on one of `hosts` has its
-// tokens replaced by new stand-ins; the proxy holds the real ones from then
-// on, as the logins `fields` describe, and hands them to `on_tokens`.
-struct TokenEndpoint {
-  std::string name;                // for the log and on_tokens: "claude-subscription"
-  std::vector<std::string> hosts;  // "platform.claude.com:443"
-  std::string path;                // "/v1/oauth/token" (the query is not compared)
-  struct Field {
-    std::string field;  // in the answer: "access_token"
-    Login login;        // its name, hosts, header, prefix, in_body; no value yet
-  };
-  std::vector<Field> fields;
-};
-
-// New real tokens from a token endpoint's answer, for the host to keep.
-struct TokenUpdate {
-  std::string endpoint;                      // TokenEndpoint::name
-  std::map<std::string, std::string> tokens;  // field -> real value
-  std::optional<int64_t> expires_in;          // seconds, when the answer says
-};
-
-// A stand-in for `value`: as long as it, its known prefix ("sk-ant-api03-")
-// kept, each letter, digit, '-' or '_' after it a random one of its kind, a
-// JWT's header and claims kept (only its signature is secret); "" when fewer
-// than 8 positions would be random (it could be guessed from its shape).
-std::string MakeStandIn(std::string_view value);
-// The prefix MakeStandIn keeps: "sk-ant-api03-", "ghp_", ...; "" for none.
-std::string LoginValuePrefix(std::string_view value);
 
 struct ProxyConfig {
   // "HOST:PORT" ("127.0.0.1:0" picks a free port; "[::1]:3128") or "unix:PATH"
@@ -146,6 +65,12 @@ struct ProxyConfig {
   // The session CA to end TLS with; empty: made at Start. Checked at Start
   // (a CA certificate, and the key it certifies).
   SessionCaPem ca;
+  // The project's forge (docs/forge.md): its git host and API host get TLS
+  // ended and each request judged; empty: none.
+  forge::ForgeConfig forge;
+  // Whether somebody watches now (the history rules hold while nobody does);
+  // null: nobody ever does. Called from connection threads: thread-safe.
+  std::function<bool()> watching;
   // One JSON line per decision (no trailing newline). Called from any loop
   // thread, possibly at once from several: the sink must be thread-safe.
   std::function<void(std::string_view line)> log;

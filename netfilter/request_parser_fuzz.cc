@@ -5,9 +5,9 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "netfilter/host.h"
-#include "netfilter/http_parser.h"
-#include "netfilter/tls_peek.h"
+#include "netfilter/rules/rules.h"
+#include "netfilter/http/http.h"
+#include "netfilter/tls/tls.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <thread>
 
-#include "netfilter/host.h"
+#include "netfilter/rules/rules.h"
 
 namespace corral::netfilter {
 namespace {

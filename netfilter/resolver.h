@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "netfilter/address.h"
+#include "netfilter/rules/rules.h"
 
 namespace corral::netfilter {
 

@@ -13,9 +13,10 @@
 #include <vector>
 
 #include "netfilter/clock.h"
-#include "netfilter/http_parser.h"
+#include "netfilter/netfilter.h"
+#include "netfilter/http/http.h"
 #include "netfilter/resolver.h"
-#include "netfilter/rules.h"
+#include "netfilter/rules/rules.h"
 
 namespace corral::netfilter {
 

@@ -7,7 +7,7 @@
 
 #include "netfilter/login_exchange.h"
 #include "netfilter/server.h"
-#include "netfilter/tls_stream.h"
+#include "netfilter/tls/tls.h"
 
 namespace corral::netfilter {
 namespace {
@@ -26,8 +26,16 @@ void MakeBlocking(int fd, std::chrono::milliseconds idle) {
 }  // namespace
 
 Result<std::shared_ptr<LoginContext>> LoginContext::Make(const ProxyConfig& config) {
-  if (config.logins.empty() && config.token_endpoints.empty()) return std::shared_ptr<LoginContext>();
+  if (config.logins.empty() && config.token_endpoints.empty() && config.forge.empty()) {
+    return std::shared_ptr<LoginContext>();
+  }
   auto context = std::make_shared<LoginContext>();
+  if (!config.forge.empty()) {
+    auto scope = forge::Scope::Make(config.forge);
+    if (!scope) return scope.error().Context("the forge's scope");
+    context->forge = std::move(*scope);
+  }
+  context->watching = config.watching;
   auto table = LoginTable::Make(config.logins);
   if (!table) return table.error().Context("logins");
   context->store = std::make_unique<LoginStore>(std::move(*table));
@@ -110,6 +118,9 @@ void Terminators::Serve(Handoff& h, Shared& shared) {
   setup.tls = h.tls;
   setup.max_head = shared.limits.max_head_bytes;
   setup.log = shared.log;
+  setup.forge = logins.forge.get();
+  setup.watching = logins.watching;
+  setup.memo = logins.memo.get();
   setup.base.client = h.peer;
   setup.base.host = h.host.name;
   setup.base.port = h.port;

@@ -16,10 +16,11 @@
 #include <thread>
 #include <vector>
 
-#include "netfilter/http_parser.h"
-#include "netfilter/logins.h"
-#include "netfilter/session_ca.h"
-#include "netfilter/token_capture.h"
+#include "netfilter/http/http.h"
+#include "netfilter/login_exchange.h"
+#include "netfilter/logins/logins.h"
+#include "netfilter/netfilter.h"
+#include "netfilter/tls/tls.h"
 
 namespace corral::netfilter {
 
@@ -31,10 +32,13 @@ struct LoginContext {
   std::shared_ptr<const TokenEndpoints> endpoints;
   std::function<void(const TokenUpdate&)> on_tokens;
   std::unique_ptr<SessionCa> ca;
+  std::shared_ptr<const forge::Scope> forge;  // null when the project names no forge
+  std::function<bool()> watching;
+  std::unique_ptr<SessionMemo> memo = std::make_unique<SessionMemo>();
   SslCtxPtr box_ctx, upstream_ctx;
 
-  // Null when `config` has no logins and no token endpoints: then no TLS is
-  // ever ended.
+  // Null when `config` has no logins, no token endpoints and no forge: then
+  // no TLS is ever ended.
   static Result<std::shared_ptr<LoginContext>> Make(const ProxyConfig& config);
 };
 

@@ -21,6 +21,7 @@ import tempfile
 LAUNCHER_FLOOR = ["launcher", "policy/config", "base"]
 POLICY = ["policy/shell", "policy/matcher", "policy/network", "policy/config",
           "policy/presence", "policy/inbox", "policy/oracle"]
+NETFILTER_ROOMS = ["netfilter/http", "netfilter/rules", "netfilter/tls", "netfilter/logins", "netfilter/forge"]
 LAUNCHER_ROOMS = ["launcher/plan", "launcher/render", "launcher/engine", "launcher/session",
                   "launcher/network_mode", "launcher/agents", "launcher/autorun",
                   "launcher/hold", "launcher/doctor", "launcher/config_import",
@@ -39,7 +40,13 @@ ROOMS = {
     "policy/inbox": {"uses": ["base"]},
     "policy/oracle": {"uses": ["policy/config", "policy/matcher", "policy/inbox", "base"]},
     "seccomp": {"uses": ["policy/config", "base"]},
-    "netfilter": {"uses": ["policy/config", "policy/network", "base"]},
+    # netfilter/ is the proxy's server; its rooms below it, lowest first.
+    "netfilter/http": {"uses": ["base"]},
+    "netfilter/rules": {"uses": ["policy/network", "base"]},
+    "netfilter/tls": {"uses": ["netfilter/rules", "base"]},
+    "netfilter/logins": {"uses": ["netfilter/http", "netfilter/rules", "base"]},
+    "netfilter/forge": {"uses": ["base"]},  # pure judgements over bytes
+    "netfilter": {"uses": NETFILTER_ROOMS + ["policy/config", "policy/network", "base"]},
     "images/shell": {"uses": []},  # C, libc only
     "images/shim": {"uses": ["images/shell", "policy/matcher", "base"]},
     # session_plan.h: the plan's data; launcher.h: the top-level commands.
