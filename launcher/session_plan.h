@@ -139,6 +139,25 @@ Result<PublishedPort> ParsePublishedPort(const std::string& text);
 // "127.0.0.1:8080 -> 3000" (a label, `corral ps`, the start lines).
 std::string DescribePublishedPort(const PublishedPort& port);
 
+// The project's forge (docs/forge.md): the proxy ends TLS for these hosts
+// and judges each request by the repository it names.
+struct ForgePlan {
+  struct Host {
+    std::string git_host;  // "github.com:443": where git over HTTPS goes
+    std::string api_host;  // "api.github.com:443", a GitHub Enterprise host, or "" (API not scoped)
+    bool enterprise = false;
+    std::vector<std::string> repositories;  // "owner/name": the remotes' and forge.repositories
+  };
+  std::vector<Host> hosts;
+  std::vector<std::string> protected_branches;
+  bool other_reads = true;
+  bool history = true;
+  bool ssh = false;  // forge.ssh: allow
+  // git's url.<https>.insteadOf <ssh prefix>: ssh remotes over HTTPS through the proxy.
+  std::vector<std::pair<std::string, std::string>> instead_of;
+  bool empty() const { return hosts.empty(); }
+};
+
 struct SessionPlan {
   std::string session_id;      // 12 hex digits
   std::string container_name;  // corral-<project>-<id>
@@ -184,7 +203,14 @@ struct SessionPlan {
   std::vector<LoginFile> login_files;
   std::map<std::string, std::optional<std::string>> box_login_files;  // by host path
   std::vector<PublishedPort> published;  // corral run --publish
+  ForgePlan forge;
 };
+
+// The proxy ends TLS for some hosts (logins, the forge): the box trusts the
+// session's CA.
+inline bool EndsTls(const SessionPlan& plan) {
+  return !plan.logins.empty() || !plan.login_files.empty() || !plan.forge.empty();
+}
 
 // What the shim's first moments need to set the exec gate up: mounts, then
 // becoming the agent's user and dropping every capability for good.

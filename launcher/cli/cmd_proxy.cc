@@ -31,6 +31,8 @@ struct ProxyOptions {
   // environment (the sidecar's) or from a file.
   std::string logins_env, logins_file, upstream_ca_file, ca_cert_out;
   std::vector<std::string> hosts_lines;  // a hosts file's lines, as text
+  std::string forge_file;                // the forge's scope as JSON (docs/forge.md)
+  bool watched = false;                  // somebody watches: the forge's history rules rest
 };
 
 // The logins the options name, into `config`; `upstream_text` gets the
@@ -145,6 +147,12 @@ int RunProxy(const ProxyOptions& options, const Globals& globals) {
   std::string upstream_text;
   if (auto ok = TakeLogins(options, config, upstream_text); !ok) return Fail(ok.error(), kExitUsage);
   config.upstream_ca_file = options.upstream_ca_file;
+  if (!options.forge_file.empty()) {
+    auto forge = netfilter::forge::ParseForgeConfigJson(launcher::ReadText(options.forge_file));
+    if (!forge) return Fail(forge.error().Context("--forge-file " + options.forge_file), kExitUsage);
+    config.forge = std::move(*forge);
+  }
+  if (options.watched) config.watching = [] { return true; };
   if (!upstream_text.empty()) {
     auto file = TempFile(upstream_text, "upstream-ca");
     if (!file) return Fail(file.error(), 1);
@@ -161,9 +169,9 @@ int RunProxy(const ProxyOptions& options, const Globals& globals) {
     if (!file) return Fail(file.error(), 1);
     hosts_copy = config.hosts_file = *file;
   }
-  if (!options.ca_cert_out.empty() && config.logins.empty()) {
-    return Fail(Error("--ca-cert-out: the proxy makes a CA only to hold logins: give "
-                      "--logins-env or --logins-file"),
+  if (!options.ca_cert_out.empty() && config.logins.empty() && config.forge.empty()) {
+    return Fail(Error("--ca-cert-out: the proxy makes a CA only to hold logins or judge a forge: give "
+                      "--logins-env, --logins-file or --forge-file"),
                 kExitUsage);
   }
   // Block the signals before the loops start so only sigwait below sees them.
@@ -269,6 +277,11 @@ void AddProxyCommand(CLI::App& app, Globals& globals) {
                   "PEM bundle login hosts' certificates are checked against (default: the "
                   "system's)")
       ->check(CLI::ExistingFile);
+  sub->add_option("--forge-file", options->forge_file,
+                  "The forge's scope as JSON: git and API hosts, the project's repositories (docs/forge.md)")
+      ->check(CLI::ExistingFile);
+  sub->add_flag("--watched", options->watched,
+                "Somebody watches: pushes are not judged by the forge's history rules (tests, a proxy run by hand)");
   sub->add_option("--ca-cert-out", options->ca_cert_out,
                   "Write the session CA's certificate (never its key) here once started");
   sub->callback([options, &globals] { globals.exit_code = RunProxy(*options, globals); });

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "launcher/plan/plan.h"
+#include "netfilter/netfilter.h"
 #include "policy/network/network.h"
 
 namespace corral::launcher {
@@ -37,7 +38,19 @@ void AllowHosts(const PlanInput& input, const std::string& git_config, SessionPl
     hosts.push_back(host);
     return true;
   };
-  for (const std::string& host : GitHosts(git_config)) {
+  std::vector<std::string> git_hosts;
+  for (const auto& [name, url] : RemoteUrls(git_config)) {
+    std::string host = HostOfUrl(url);
+    if (host.empty()) continue;
+    auto remote = netfilter::forge::RemoteOf(url);
+    if (remote && (remote->scheme == "ssh" || remote->scheme == "git") && !input.policy->forge.ssh) {
+      plan.notes.push_back("remote " + name + " goes over HTTPS through the proxy (" + remote->https_host +
+                           "); " + host + " stays closed (forge.ssh: allow opens it)");
+      host = remote->https_host;
+    }
+    if (std::find(git_hosts.begin(), git_hosts.end(), host) == git_hosts.end()) git_hosts.push_back(host);
+  }
+  for (const std::string& host : git_hosts) {
     allow(host, "a git remote in .git/config", true);
     if (listed(host)) plan.notes.push_back("git host " + host + " allowed (from .git/config)");
   }

@@ -67,19 +67,78 @@ TEST(PlanGitLogins, GhTokenIsAStandInForGitAndForGhsApi) {
   EXPECT_NE(std::find(allowed.begin(), allowed.end(), "api.github.com:443"), allowed.end());
 }
 
-TEST(PlanGitLogins, GhHostAddsAnEnterpriseHostForGitAndTheApi) {
+TEST(PlanGitLogins, GhTokenStaysOffTheEnterpriseHost) {
+  // gh reads GH_TOKEN for github.com alone: with GH_HOST set, the enterprise
+  // host gets no login (and the box's gh learns GH_HOST).
   TempTree tree;
   auto policy = TestPolicy();
   auto plan = MakePlan(GitHubInput(policy, tree, "https://git.corp.test:8443/o/r.git", "git.corp.test:8443"));
   ASSERT_TRUE(plan) << plan.error().message;
   ASSERT_EQ(plan->logins.size(), 3u);
-  EXPECT_EQ(plan->logins[0].hosts, (std::vector<std::string>{"github.com:443", "git.corp.test:8443"}));
-  EXPECT_EQ(plan->logins[1].hosts, (std::vector<std::string>{"api.github.com:443", "git.corp.test:8443"}));
-  EXPECT_EQ(EnvStarting(*plan, "GIT_CONFIG_KEY_1="),
-            std::vector<std::string>{"GIT_CONFIG_KEY_1=credential.https://git.corp.test:8443.helper"});
+  EXPECT_EQ(plan->logins[0].hosts, (std::vector<std::string>{"github.com:443"}));
+  EXPECT_EQ(plan->logins[1].hosts, (std::vector<std::string>{"api.github.com:443"}));
+  EXPECT_EQ(EnvStarting(*plan, "GH_HOST="), std::vector<std::string>{"GH_HOST=git.corp.test:8443"});
   // Not a GitHub project: GitHub's API is not added.
   auto& allowed = plan->allowed_domains;
   EXPECT_EQ(std::find(allowed.begin(), allowed.end(), "api.github.com:443"), allowed.end());
+}
+
+TEST(PlanGitLogins, GhEnterpriseTokenGoesToGhHostAlone) {
+  TempTree tree;
+  auto policy = TestPolicy();
+  PlanInput input = GitHubInput(policy, tree, "https://git.corp.test:8443/o/r.git", "git.corp.test:8443");
+  input.getenv = [](const char* name) -> const char* {
+    std::string n = name;
+    if (n == "GH_ENTERPRISE_TOKEN") return "ghp_ENTERPRISEtoken0123456789abcdefAB";
+    if (n == "GH_HOST") return "git.corp.test:8443";
+    return nullptr;
+  };
+  auto plan = MakePlan(input);
+  ASSERT_TRUE(plan) << plan.error().message;
+  ASSERT_EQ(plan->logins.size(), 3u);
+  EXPECT_EQ(plan->logins[0].variable, "GH_ENTERPRISE_TOKEN");
+  EXPECT_EQ(plan->logins[0].hosts, (std::vector<std::string>{"git.corp.test:8443"}));
+  EXPECT_EQ(plan->logins[1].hosts, (std::vector<std::string>{"git.corp.test:8443"}));
+  EXPECT_EQ(EnvStarting(*plan, "GIT_CONFIG_KEY_0="),
+            std::vector<std::string>{"GIT_CONFIG_KEY_0=credential.https://git.corp.test:8443.helper"});
+  // The enterprise host is the forge, its API scoped on the same host.
+  ASSERT_EQ(plan->forge.hosts.size(), 1u);
+  EXPECT_EQ(plan->forge.hosts[0].git_host, "git.corp.test:8443");
+  EXPECT_EQ(plan->forge.hosts[0].api_host, "git.corp.test:8443");
+  EXPECT_TRUE(plan->forge.hosts[0].enterprise);
+  EXPECT_EQ(plan->forge.hosts[0].repositories, std::vector<std::string>{"o/r"});
+}
+
+TEST(PlanForge, RemotesAreTheProjectsRepositoriesAndSshGoesOverHttps) {
+  TempTree tree;
+  auto policy = TestPolicy();
+  policy.forge.repositories = {"Octo/Docs.git"};
+  tree.File("p/.git/config", "[remote \"origin\"]\n\turl = git@github.com:Me/Proj.git\n"
+                             "[remote \"up\"]\n\turl = https://github.com/up/proj\n"
+                             "[remote \"lab\"]\n\turl = ssh://git@gitlab.com:2222/g/sub/x.git\n");
+  tree.Dir("p/.git/objects");
+  tree.File("p/.git/HEAD", "ref: refs/heads/main\n");
+  auto plan = MakePlan(TestInput(policy, tree, tree.root() + "/p"));
+  ASSERT_TRUE(plan) << plan.error().message;
+  ASSERT_EQ(plan->forge.hosts.size(), 2u);
+  EXPECT_EQ(plan->forge.hosts[0].git_host, "github.com:443");
+  EXPECT_EQ(plan->forge.hosts[0].api_host, "api.github.com:443");
+  EXPECT_EQ(plan->forge.hosts[0].repositories, (std::vector<std::string>{"me/proj", "up/proj", "octo/docs"}));
+  EXPECT_EQ(plan->forge.hosts[1].git_host, "gitlab.com:443");
+  EXPECT_EQ(plan->forge.hosts[1].api_host, "");
+  EXPECT_EQ(plan->forge.hosts[1].repositories, (std::vector<std::string>{"g/sub/x", "octo/docs"}));
+  // git's own insteadOf sends the ssh remotes to HTTPS through the proxy.
+  auto keys = EnvStarting(*plan, "GIT_CONFIG_KEY_");
+  auto values = EnvStarting(*plan, "GIT_CONFIG_VALUE_");
+  EXPECT_EQ(keys, (std::vector<std::string>{"GIT_CONFIG_KEY_0=url.https://github.com/.insteadOf",
+                                            "GIT_CONFIG_KEY_1=url.https://gitlab.com/.insteadOf"}));
+  EXPECT_EQ(values, (std::vector<std::string>{"GIT_CONFIG_VALUE_0=git@github.com:",
+                                              "GIT_CONFIG_VALUE_1=ssh://git@gitlab.com:2222/"}));
+  // The ssh port is not allowed; the HTTPS hosts are.
+  auto& allowed = plan->allowed_domains;
+  EXPECT_EQ(std::find(allowed.begin(), allowed.end(), "github.com:22"), allowed.end());
+  EXPECT_NE(std::find(allowed.begin(), allowed.end(), "github.com:443"), allowed.end());
+  EXPECT_NE(std::find(allowed.begin(), allowed.end(), "gitlab.com:443"), allowed.end());
 }
 
 TEST(PlanGitLogins, PassAndTheNetworkModeKeepTheTokenAsItIs) {

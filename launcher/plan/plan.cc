@@ -199,11 +199,13 @@ Result<std::string> PlanMounts(const PlanInput& input, const Place& place, Sessi
     mounts.push_back(Bind(folder.host, target, false, folder.why));
   }
   PlanLogins(input, plan);
+  std::string repo = place.git.common_dir.empty() ? place.git.git_dir : place.git.common_dir;
+  PlanForge(input, repo.empty() ? "" : ReadText(repo + "/config"), plan);
   std::string ca_in_box;
-  if (!plan.logins.empty() || !plan.login_files.empty()) {  // written once the proxy has started
+  if (EndsTls(plan)) {  // written once the proxy has started
     ca_in_box = kCaInBox;
     mounts.push_back(Bind(plan.session_dir + "/" + kCaBundleFile, ca_in_box, true,
-                          "the host's trusted CA bundle plus this session's CA (login hosts)"));
+                          "the host's trusted CA bundle plus this session's CA (login and forge hosts)"));
   } else if (!input.ca_bundle.empty()) {
     ca_in_box = kCaInBox;
     mounts.push_back(Bind(input.ca_bundle, ca_in_box, true, "the host's trusted CA bundle"));
@@ -262,6 +264,10 @@ void PlanEnvironment(const PlanInput& input, const Place& place, const std::stri
   }
   UseStandIns(plan);
   UseGitCredentials(plan);
+  // gh in the box learns the enterprise host as gh on the host does (no secret).
+  if (const char* gh_host = input.getenv ? input.getenv("GH_HOST") : nullptr; gh_host && *gh_host) {
+    plan.env.push_back(std::string("GH_HOST=") + gh_host);
+  }
 }
 
 // The hosts the proxy lets out (the project's git host among them), and the

@@ -103,6 +103,11 @@ autorun::Roots AutorunRoots(const std::string& project, const std::string& home)
 // https → 443, http → 80, ssh:// and scp-like user@host:path → 22 (or the
 // URL's port), git:// → 9418. Local paths and file:// give nothing.
 std::vector<std::string> GitHosts(const std::string& config_text);
+// Every remote's (name, url) in a .git/config's text, origin first.
+std::vector<std::pair<std::string, std::string>> RemoteUrls(const std::string& config_text);
+// The project's forge (docs/forge.md): its remotes' hosts and repositories,
+// forge.repositories, which host's API is scoped, ssh remotes over HTTPS.
+void PlanForge(const PlanInput& input, const std::string& git_config, SessionPlan& plan);
 std::string HostOfUrl(const std::string& url);
 
 // Adds to plan.allowed_domains (the policy's lists) the project's git hosts

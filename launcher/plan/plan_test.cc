@@ -44,7 +44,10 @@ TEST(Plan, MountsProjectAtItsGitTopLevelWithHooksAndConfigReadOnly) {
   EXPECT_TRUE(Find(*plan, top + "/.git/hooks")->read_only);
   ASSERT_NE(Find(*plan, top + "/.git/config"), nullptr);
   EXPECT_TRUE(Find(*plan, top + "/.git/config")->read_only);
-  EXPECT_NE(std::find(plan->allowed_domains.begin(), plan->allowed_domains.end(), "github.com:22"),
+  // The ssh remote goes over HTTPS through the proxy; the ssh port stays closed.
+  EXPECT_NE(std::find(plan->allowed_domains.begin(), plan->allowed_domains.end(), "github.com:443"),
+            plan->allowed_domains.end());
+  EXPECT_EQ(std::find(plan->allowed_domains.begin(), plan->allowed_domains.end(), "github.com:22"),
             plan->allowed_domains.end());
 }
 
@@ -130,7 +133,7 @@ TEST(Plan, HostsTheProxyWouldRefuseAreLeftOutWithANote) {
   auto plan = MakePlan(input);
   ASSERT_TRUE(plan) << plan.error().message;
   const auto& hosts = plan->allowed_domains;
-  for (const char* allowed : {"good.example:22", "api.mine.example", "*.internal.example",
+  for (const char* allowed : {"good.example:443", "api.mine.example", "*.internal.example",
                               "pypi.mirror:8443"}) {
     EXPECT_NE(std::find(hosts.begin(), hosts.end(), allowed), hosts.end()) << allowed;
   }
@@ -152,7 +155,8 @@ TEST(Plan, HostsTheProxyWouldRefuseAreLeftOutWithANote) {
         "* (this project's list, corral allow --host --project) left out of the proxy's list: "
         "`*` would allow every host",
         "*.mirror.example:443 (a registry your tools use, from ~/.npmrc) left out",
-        "git host good.example:22 allowed (from .git/config)"}) {
+        "git host good.example:443 allowed (from .git/config)",
+        "good.example:22 stays closed (forge.ssh: allow opens it)"}) {
     EXPECT_NE(notes.find(line), std::string::npos) << line << "\n" << notes;
   }
   EXPECT_EQ(notes.find("git host git.example.com:0 allowed"), std::string::npos) << notes;

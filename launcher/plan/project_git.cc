@@ -114,7 +114,7 @@ std::string HostOfUrl(const std::string& raw) {
   return host + ":" + port;
 }
 
-std::vector<std::string> GitHosts(const std::string& config_text) {
+std::vector<std::pair<std::string, std::string>> RemoteUrls(const std::string& config_text) {
   std::vector<std::pair<std::string, std::string>> remotes;  // name, url
   std::istringstream in(config_text);
   std::string line, remote;
@@ -135,6 +135,11 @@ std::vector<std::string> GitHosts(const std::string& config_text) {
   }
   std::stable_partition(remotes.begin(), remotes.end(),
                         [](const auto& r) { return r.first == "origin"; });
+  return remotes;
+}
+
+std::vector<std::string> GitHosts(const std::string& config_text) {
+  auto remotes = RemoteUrls(config_text);
   std::vector<std::string> hosts;
   for (const auto& [name, url] : remotes) {
     std::string host = HostOfUrl(url);

@@ -1,11 +1,28 @@
 // The session's host services: the oracle and the proxy, writing to the record.
 #include <algorithm>
+#include <mutex>
 
 #include "launcher/session/session.h"
 #include "policy/presence/presence.h"
 #include "launcher/launcher.h"
 
 namespace corral::launcher {
+
+namespace {
+
+// The plan's forge as the proxy takes it.
+netfilter::forge::ForgeConfig ForgeConfig(const ForgePlan& plan) {
+  netfilter::forge::ForgeConfig config;
+  for (const ForgePlan::Host& host : plan.hosts) {
+    config.forges.push_back({host.git_host, host.api_host, host.enterprise, host.repositories});
+  }
+  config.protected_branches = plan.protected_branches;
+  config.other_reads = plan.other_reads;
+  config.history = plan.history;
+  return config;
+}
+
+}  // namespace
 
 std::function<bool()> Watching(const policy::PresencePolicy& presence) {
   auto sources = policy::MakePresenceSources(presence);
@@ -15,7 +32,12 @@ std::function<bool()> Watching(const policy::PresencePolicy& presence) {
   }
   auto shared = std::make_shared<std::vector<std::unique_ptr<policy::PresenceSource>>>(
       std::move(*sources));
-  return [shared] { return policy::CheckPresence(*shared).watching; };
+  // The proxy asks from its connections' threads, at once: one asks at a time.
+  auto mutex = std::make_shared<std::mutex>();
+  return [shared, mutex] {
+    std::lock_guard lock(*mutex);
+    return policy::CheckPresence(*shared).watching;
+  };
 }
 
 void DenyListCopies::Written(const std::string& text) {
@@ -92,6 +114,8 @@ Result<HostServices> StartServices(const policy::Policy& policy,
       }
     };
     config.upstream_ca_file = UpstreamCaFile(policy, logins.ca_bundle);
+    config.forge = ForgeConfig(plan.forge);
+    config.watching = Watching(policy.presence);
     auto proxy = netfilter::Proxy::Start(config);
     if (!proxy) {
       services.Stop();
@@ -99,7 +123,7 @@ Result<HostServices> StartServices(const policy::Policy& policy,
     }
     services.proxy = std::move(*proxy);
     // Before the box is made: its CA mount names this file.
-    if (!plan.logins.empty() || !plan.login_files.empty()) {
+    if (EndsTls(plan)) {
       if (auto ok = WriteBoxCaBundle(plan, logins.ca_bundle, services.proxy->ca_pem()); !ok) {
         services.Stop();
         return ok.error();

@@ -37,6 +37,11 @@ struct ForgeConfig {
   bool empty() const { return forges.empty(); }
 };
 
+// The config as JSON, and back (corral proxy --forge-file, the sidecar);
+// the parse refuses unknown keys and wrong types, naming them.
+std::string ForgeConfigJson(const ForgeConfig& config);
+Result<ForgeConfig> ParseForgeConfigJson(std::string_view text);
+
 // What to do with one request to a forge host.
 struct Judgement {
   enum class Action {

@@ -217,8 +217,8 @@ bool PackReader::State::ReadOfsBase(unsigned char byte) {
   return StartData();
 }
 
-// A base outside the pack (a thin pack's) or a blob or tree: the result
-// is not kept, and a commit it might be stays unknown.
+// The base by oid. One outside the pack (a thin pack's), a blob or a tree is
+// not kept: the delta is skipped, and a commit it might make stays unknown.
 bool PackReader::State::ReadRefBase(std::string_view data, std::size_t& pos) {
   std::size_t take = std::min(oid_bytes - fixed.size(), data.size() - pos);
   fixed.append(data.substr(pos, take));
@@ -313,8 +313,9 @@ bool PackReader::State::Keep(int kept_type, std::string content) {
     commits.insert_or_assign(oid, std::move(*parents));
   }
   if (kept_bytes > max_kept) {
-    return Fail("its commits and tags are more than the " + std::to_string(max_kept >> 20) +
-                " MiB corral checks; push fewer at a time");
+    return Fail(
+        "its commits and tags are more than corral checks in one push; "
+        "push fewer commits at a time");
   }
   kept_at_offset.emplace(object_offset, kept.size());
   kept_by_oid.emplace(std::move(oid), kept.size());

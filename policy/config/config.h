@@ -66,6 +66,16 @@ struct NetworkPolicy {
   int max_tunnels = 4096;
 };
 
+// The project's git host and forge API (docs/forge.md): which repositories
+// the box reaches, and the history rules while nobody watches.
+struct ForgePolicy {
+  std::vector<std::string> repositories;        // "owner/name", besides the project's remotes
+  std::vector<std::string> protected_branches;  // besides each repository's default branch
+  bool other_reads = true;                      // other repositories readable without the token
+  bool history = true;                          // forge.history: enforce (false: allow)
+  bool ssh = false;                             // forge.ssh: allow (the git host's ssh port)
+};
+
 struct SeccompPolicy {
   bool allow_ptrace = false;
   std::vector<std::string> allow;  // syscall names the user opens up
@@ -151,6 +161,7 @@ struct Policy {
   ExecCheck exec_check = ExecCheck::kOn;
   BoxRuntime runtime = BoxRuntime::kDefault;
   NetworkPolicy network;
+  ForgePolicy forge;
   SeccompPolicy seccomp;
   FilesystemPolicy filesystem;
   LimitsPolicy limits;

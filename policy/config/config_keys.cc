@@ -43,6 +43,31 @@ Result<void> CaFile(const std::string& path) {
   return Ok();
 }
 
+// A repository of forge.repositories as the proxy compares it: owner/name
+// (GitLab: group/sub/name), each part letters, digits, '.', '_' or '-'.
+Result<void> RepositoryEntry(const std::string& text) {
+  std::string_view rest = text;
+  if (!rest.empty() && rest.front() == '/') rest.remove_prefix(1);
+  if (!rest.empty() && rest.back() == '/') rest.remove_suffix(1);
+  int parts = 0;
+  while (true) {
+    std::size_t slash = rest.find('/');
+    std::string_view part = rest.substr(0, slash);
+    bool ok = !part.empty() && part.size() <= 100 && part != "." && part != ".." &&
+              part.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+                  std::string_view::npos;
+    if (!ok) break;
+    ++parts;
+    if (slash == std::string_view::npos) {
+      if (parts >= 2) return Ok();
+      break;
+    }
+    rest.remove_prefix(slash + 1);
+  }
+  return Error("'" + text + "' is not a repository: write owner/name (e.g. octo-org/website), each part "
+               "letters, digits, '.', '_' or '-'");
+}
+
 // A folder named in caches.own_projects is compared with the project's folder.
 Result<void> FullPath(const std::string& path) {
   if (path.empty() || path[0] != '/') return Error(path + " is not a full path; write it from /");
@@ -110,6 +135,21 @@ const std::vector<KeySpec>& Keys() {
        "Seconds a tunnel may stay silent before the proxy closes it", {}},
       {"network.max_tunnels", K::kInt, "4096", "",
        "Most concurrent tunnels the proxy keeps open; more get 429", {}},
+      {"forge.repositories", K::kStringList, "[]", "CORRAL_FORGE_REPOSITORIES",
+       "Repositories on the project's git host the box may reach besides its remotes (owner/name; "
+       "docs/forge.md)", {}, RepositoryEntry},
+      {"forge.protected_branches", K::kStringList, "[]", "",
+       "Branches no push writes while nobody watches, besides each repository's default branch", {}},
+      {"forge.other_reads", K::kBool, "true", "",
+       "Other repositories on the git host may be read, without your token (false: refused)", {}},
+      {"forge.history", K::kEnum, R"("enforce")", "CORRAL_FORGE_HISTORY",
+       "While nobody watches, refuse pushes that delete a ref, are not a fast-forward or write a "
+       "protected branch (enforce), or let them through (allow)",
+       {"enforce", "allow"}},
+      {"forge.ssh", K::kEnum, R"("deny")", "",
+       "The git host's ssh port: deny (git reaches ssh remotes over HTTPS through the proxy) or allow "
+       "(a raw tunnel the proxy cannot look into)",
+       {"deny", "allow"}},
       {"seccomp.allow_ptrace", K::kBool, "false", "CORRAL_SECCOMP_ALLOW_PTRACE",
        "Allow ptrace in the box (debuggers, strace)", {}},
       {"seccomp.allow", K::kStringList, "[]", "",

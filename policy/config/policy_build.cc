@@ -59,6 +59,11 @@ Result<Policy> BuildPolicy(std::map<std::string, Setting> settings) {
   p.network.idle_timeout_seconds = r.Int("network.idle_timeout_seconds");
   p.network.max_tunnels = r.Int("network.max_tunnels");
 
+  p.forge.repositories = r.List("forge.repositories");
+  p.forge.protected_branches = r.List("forge.protected_branches");
+  p.forge.other_reads = r.Bool("forge.other_reads");
+  p.forge.history = r.String("forge.history") == "enforce";
+  p.forge.ssh = r.String("forge.ssh") == "allow";
   p.seccomp.allow_ptrace = r.Bool("seccomp.allow_ptrace");
   p.seccomp.allow = r.List("seccomp.allow");
   p.seccomp.deny = r.List("seccomp.deny");

@@ -137,12 +137,21 @@ class NetworkListsCliTest(unittest.TestCase):
         out = self.corral("--config", self.config, "run", "--print", "--image", "x", "--", "true")
         self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
         network = out.stdout.split("network:")[1].split("\n")[0].split()
-        self.assertIn("good.example:22", network)
+        # The ssh remote goes over HTTPS through the proxy; its ssh port stays closed...
+        self.assertIn("good.example:443", network)
+        self.assertNotIn("good.example:22", network)
         self.assertNotIn("*.example.org:443", network)
         self.assertNotIn("git.example.com:0", network)
         self.assertIn("*.example.org:443 (a git remote in .git/config) left out of the proxy's "
                       "list: `*.example.org:443` is a wildcard, and a URL names one host",
                       out.stdout)
+        # ...unless the config opens it.
+        self.write("level: always\nforge:\n  ssh: allow\n")
+        out = self.corral("--config", self.config, "run", "--print", "--image", "x", "--", "true")
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        network = out.stdout.split("network:")[1].split("\n")[0].split()
+        self.assertIn("good.example:22", network)
+        self.assertNotIn("good.example:443", network)
         self.assertIn("git.example.com:0 (a git remote in .git/config) left out of the proxy's "
                       "list: `git.example.com:0` has a port that is not a number from 1 to 65535",
                       out.stdout)
