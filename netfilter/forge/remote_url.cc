@@ -3,36 +3,11 @@
 #include <cstddef>
 #include <string>
 
+#include "netfilter/forge/forge_text.h"
 #include "netfilter/forge/repo_path.h"
 
 namespace corral::netfilter::forge {
 namespace {
-
-// `text` in quotes for a message: bytes that are not printable ASCII as \xNN,
-// and cut short, since it may come from anyone.
-std::string Quoted(std::string_view text) {
-  constexpr std::size_t kShown = 200;
-  std::string out = "'";
-  for (std::size_t i = 0; i < text.size() && i < kShown; ++i) {
-    auto byte = static_cast<unsigned char>(text[i]);
-    if (byte >= 0x20 && byte < 0x7f) {
-      out += text[i];
-    } else {
-      out += "\\x";
-      out += "0123456789abcdef"[byte >> 4];
-      out += "0123456789abcdef"[byte & 15];
-    }
-  }
-  return out + (text.size() > kShown ? "...'" : "'");
-}
-
-std::string AsciiLower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }

@@ -1,3 +1,4 @@
+#include "netfilter/forge/forge_text.h"
 #include "netfilter/forge/repo_path.h"
 
 #include <cstddef>
@@ -22,24 +23,6 @@ int HexValue(char c) {
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
-}
-
-// `text` in quotes for a message: bytes that are not printable ASCII as \xNN,
-// and cut short, since it may come from anyone.
-std::string Quoted(std::string_view text) {
-  constexpr std::size_t kShown = 200;
-  std::string out = "'";
-  for (std::size_t i = 0; i < text.size() && i < kShown; ++i) {
-    auto byte = static_cast<unsigned char>(text[i]);
-    if (byte >= 0x20 && byte < 0x7f) {
-      out += text[i];
-    } else {
-      out += "\\x";
-      out += "0123456789abcdef"[byte >> 4];
-      out += "0123456789abcdef"[byte & 15];
-    }
-  }
-  return out + (text.size() > kShown ? "...'" : "'");
 }
 
 // One segment with its escapes decoded. A decoded byte that would split or read
@@ -87,14 +70,6 @@ Result<std::vector<std::string>> RemoveDotSegments(const std::vector<std::string
     out.push_back(segment);
   }
   std::erase(out, std::string());
-  return out;
-}
-
-std::string AsciiLower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
   return out;
 }
 

@@ -269,6 +269,8 @@ def main():
                 "notify": {"desktop": False, "webhook_url": webhook.url},
                 "network": {"allowed_domains": [f"origin.test:{origin.port}"],
                             "allow_addresses": ["127.0.0.1"], "hosts_file": str(hosts)},
+                # The test's git server speaks ssh alone (git over `corral-shim connect`).
+                "forge": {"ssh": "allow"},
             }
             tmp = config.with_suffix(".tmp")
             tmp.write_text(json.dumps(text, indent=1))
