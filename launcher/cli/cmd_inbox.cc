@@ -61,7 +61,9 @@ void PrintHuman(const std::vector<policy::InboxItem>& items, bool full) {
                                      [](const auto& item) { return item.kind == "credential"; });
   std::size_t branches = std::count_if(items.begin(), items.end(),
                                        [](const auto& item) { return item.kind == "branch"; });
-  std::size_t commands = items.size() - hosts - held - strays - branches;
+  std::size_t forge = std::count_if(items.begin(), items.end(),
+                                    [](const auto& item) { return item.kind == "forge"; });
+  std::size_t commands = items.size() - hosts - held - strays - branches - forge;
   if (commands > 0) {
     std::cout << commands << (commands == 1 ? " command was" : " commands were")
               << " blocked while you were away";
@@ -82,6 +84,10 @@ void PrintHuman(const std::vector<policy::InboxItem>& items, bool full) {
   if (branches > 0) {
     std::cout << (commands + hosts + held + strays > 0 ? "; " : "") << branches
               << (branches == 1 ? " branch waits" : " branches wait") << " for review";
+  }
+  if (forge > 0) {
+    std::cout << (commands + hosts + held + strays + branches > 0 ? "; " : "") << forge
+              << (forge == 1 ? " request to the forge was" : " requests to the forge were") << " refused";
   }
   std::cout << ":\n";
   std::string session;
@@ -106,6 +112,12 @@ void PrintHuman(const std::vector<policy::InboxItem>& items, bool full) {
               << " (" << item.times << (item.times == 1 ? " time" : " times") << "): "
               << item.entry << "\n      nothing reached " << item.command
               << "; to see what sent it: corral report " << item.session << "\n";
+      continue;
+    }
+    if (item.kind == "forge") {
+      std::cout << "  " << item.time << "  the forge's rules refused " << item.command << " (" << item.times
+                << (item.times == 1 ? " time" : " times") << "): " << item.entry
+                << "\n      what it was: corral report " << item.session << " (docs/forge.md)\n";
       continue;
     }
     if (item.kind == "host") {

@@ -61,8 +61,11 @@ Result<void> TakeLogins(const ProxyOptions& o, netfilter::ProxyConfig& config,
     return static_cast<const char*>(std::getenv(name));
   });
   if (!parsed) return parsed.error().Context(o.logins_env.empty() ? "--logins-file" : "--logins-env");
-  if (parsed->logins.empty()) return Error("the logins' JSON lists no login");
+  if (parsed->logins.empty() && parsed->forge.empty()) {
+    return Error("the logins' JSON lists no login and no forge");
+  }
   config.logins = std::move(parsed->logins);
+  config.forge = std::move(parsed->forge);
   config.ca = std::move(parsed->ca);
   if (!parsed->upstream_ca.empty() && !o.upstream_ca_file.empty()) {
     return Error("the logins' JSON has an upstream_ca and --upstream-ca-file names one: give one");
@@ -148,6 +151,7 @@ int RunProxy(const ProxyOptions& options, const Globals& globals) {
   if (auto ok = TakeLogins(options, config, upstream_text); !ok) return Fail(ok.error(), kExitUsage);
   config.upstream_ca_file = options.upstream_ca_file;
   if (!options.forge_file.empty()) {
+    if (!config.forge.empty()) return Fail(Error("the logins' JSON names a forge and --forge-file one: give one"), kExitUsage);
     auto forge = netfilter::forge::ParseForgeConfigJson(launcher::ReadText(options.forge_file));
     if (!forge) return Fail(forge.error().Context("--forge-file " + options.forge_file), kExitUsage);
     config.forge = std::move(*forge);
@@ -191,6 +195,10 @@ int RunProxy(const ProxyOptions& options, const Globals& globals) {
       (*proxy)->Stop();
       return Fail(ok.error().Context("--ca-cert-out"), 1);
     }
+  }
+  if (!config.forge.empty()) {
+    std::cerr << "corral proxy: judging the forge's requests (" << config.forge.forges.size()
+              << (config.forge.forges.size() == 1 ? " host" : " hosts") << ")" << std::endl;
   }
   if (!config.logins.empty()) {
     std::cerr << "corral proxy: holding " << config.logins.size()

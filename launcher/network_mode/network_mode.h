@@ -123,7 +123,7 @@ nlohmann::json ForEngine(nlohmann::json body, const Engine& engine);
 // where the engine API put them on the sidecar's create request alone:
 //   {"logins": [{"name", "hosts": ["host:port"], "header", "prefix",
 //                "value" (or "value_env": a variable of the proxy's), "stand_in"}],
-//    "ca": {"cert", "key"}, "upstream_ca": "PEM"}
+//    "ca": {"cert", "key"}, "upstream_ca": "PEM", "forge": {...}}
 // "ca" is the session CA, made by corral so that the box's bundle has its
 // certificate before anything starts; "upstream_ca" (optional) the
 // network.upstream_ca_file's text, which the engine's machine may not have.
@@ -138,6 +138,7 @@ struct ProxyLogins {
   std::vector<netfilter::Login> logins;
   netfilter::SessionCaPem ca;
   std::string upstream_ca;  // PEM text, or ""
+  netfilter::forge::ForgeConfig forge;  // "forge": the project's forge (docs/forge.md), or none
 };
 // As JSON; `values_by_name`: each value as "value_env": its login's name
 // (Kubernetes: the proxy's container has the variable from a Secret).
@@ -162,8 +163,11 @@ struct SidecarProxy {
 };
 // `upstream_ca_text`: network.upstream_ca_file's content, "" when unset. An
 // error when there is nothing to hold, or it is too big to pass.
+// `forge`: the project's forge, which the sidecar judges too (it has no
+// presence to ask: to it nobody ever watches).
 Result<SidecarLogins> MakeSidecarLogins(std::vector<netfilter::Login> logins,
-                                        const std::string& upstream_ca_text);
+                                        const std::string& upstream_ca_text,
+                                        netfilter::forge::ForgeConfig forge = {});
 
 // The sidecar: `corral proxy` with the session's list on relay/proxy.sock,
 // from the corral image, on `network`, locked down as a box. `podman`: no

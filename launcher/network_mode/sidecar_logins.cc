@@ -25,6 +25,7 @@ std::string ProxyLoginsJson(const ProxyLogins& logins, bool values_by_name) {
   json out = {{"logins", list}};
   if (!logins.ca.empty()) out["ca"] = {{"cert", logins.ca.cert}, {"key", logins.ca.key}};
   if (!logins.upstream_ca.empty()) out["upstream_ca"] = logins.upstream_ca;
+  if (!logins.forge.empty()) out["forge"] = json::parse(netfilter::forge::ForgeConfigJson(logins.forge));
   return out.dump();
 }
 
@@ -117,15 +118,21 @@ Result<ProxyLogins> ParseProxyLogins(std::string_view text,
   auto upstream = Text(doc, "upstream_ca", "the logins");
   if (!upstream) return upstream.error();
   out.upstream_ca = std::move(*upstream);
+  if (auto forge = doc.find("forge"); forge != doc.end()) {
+    auto parsed = netfilter::forge::ParseForgeConfigJson(forge->dump());
+    if (!parsed) return parsed.error();
+    out.forge = std::move(*parsed);
+  }
   return out;
 }
 
 Result<SidecarLogins> MakeSidecarLogins(std::vector<netfilter::Login> logins,
-                                        const std::string& upstream_ca_text) {
-  if (logins.empty()) return SidecarLogins{};
+                                        const std::string& upstream_ca_text,
+                                        netfilter::forge::ForgeConfig forge) {
+  if (logins.empty() && forge.empty()) return SidecarLogins{};
   auto ca = netfilter::MakeSessionCaPem();
   if (!ca) return ca.error().Context("the proxy sidecar's session CA");
-  ProxyLogins held{std::move(logins), *ca, upstream_ca_text};
+  ProxyLogins held{std::move(logins), *ca, upstream_ca_text, std::move(forge)};
   SidecarLogins out{ProxyLoginsJson(held), ca->cert, !upstream_ca_text.empty()};
   if (out.blob.size() > kMaxProxyLoginsBytes) {
     return Error("the logins for the proxy sidecar take " + std::to_string(out.blob.size()) +

@@ -28,7 +28,7 @@ std::function<const char*(const char*)> Env(std::map<std::string, std::string> v
 }
 
 TEST(ProxyLoginsJson, ReadsBackWhatItWrote) {
-  ProxyLogins logins{{Anthropic()}, {"CERT", "KEY"}, "UPSTREAM"};
+  ProxyLogins logins{{Anthropic()}, {"CERT", "KEY"}, "UPSTREAM", {}};
   auto back = ParseProxyLogins(ProxyLoginsJson(logins), nullptr);
   ASSERT_TRUE(back.ok()) << back.error().message;
   ASSERT_EQ(back->logins.size(), 1u);
@@ -53,7 +53,7 @@ TEST(ProxyLoginsJson, KeepsEachLoginsForm) {
   refresh.name = "refresh";
   refresh.header = "";
   refresh.in_body = true;
-  auto back = ParseProxyLogins(ProxyLoginsJson({{git, refresh, Anthropic()}, {}, ""}), nullptr);
+  auto back = ParseProxyLogins(ProxyLoginsJson({{git, refresh, Anthropic()}, {}, "", {}}), nullptr);
   ASSERT_TRUE(back.ok()) << back.error().message;
   ASSERT_EQ(back->logins.size(), 3u);
   EXPECT_TRUE(back->logins[0].basic);
@@ -63,8 +63,34 @@ TEST(ProxyLoginsJson, KeepsEachLoginsForm) {
   EXPECT_FALSE(back->logins[2].basic || back->logins[2].in_body);
 }
 
+TEST(ProxyLoginsJson, CarriesTheForgeToTheSidecar) {
+  netfilter::forge::ForgeConfig forge;
+  forge.forges.push_back({"github.com:443", "api.github.com:443", false, {"me/proj", "me/docs"}});
+  forge.protected_branches = {"release"};
+  forge.other_reads = false;
+  auto back = ParseProxyLogins(ProxyLoginsJson({{}, {"CERT", "KEY"}, "", forge}), nullptr);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  ASSERT_EQ(back->forge.forges.size(), 1u);
+  EXPECT_EQ(back->forge.forges[0].git_host, "github.com:443");
+  EXPECT_EQ(back->forge.forges[0].api_host, "api.github.com:443");
+  EXPECT_EQ(back->forge.forges[0].repositories, (std::vector<std::string>{"me/proj", "me/docs"}));
+  EXPECT_EQ(back->forge.protected_branches, std::vector<std::string>{"release"});
+  EXPECT_FALSE(back->forge.other_reads);
+  EXPECT_TRUE(back->forge.history);
+  // A forge without logins still gets a session CA: the sidecar ends TLS for it.
+  auto made = MakeSidecarLogins({}, "", forge);
+  ASSERT_TRUE(made.ok()) << made.error().message;
+  EXPECT_NE(made->ca_pem.find("BEGIN CERTIFICATE"), std::string::npos);
+  EXPECT_NE(made->blob.find("\"forge\""), std::string::npos);
+  // A forge's JSON with a key it does not know is refused, naming it.
+  std::string bad = R"({"logins":[],"forge":{"forges":[],"color":"red"}})";
+  auto refused = ParseProxyLogins(bad, nullptr);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("color"), std::string::npos) << refused.error().message;
+}
+
 TEST(ProxyLoginsJson, ByNameHoldsNoValueAndTakesItFromTheProxysEnvironment) {
-  ProxyLogins logins{{Anthropic()}, {}, ""};
+  ProxyLogins logins{{Anthropic()}, {}, "", {}};
   std::string text = ProxyLoginsJson(logins, /*values_by_name=*/true);
   EXPECT_EQ(text.find("REALREAL"), std::string::npos) << text;
   EXPECT_EQ(json::parse(text)["logins"][0]["value_env"], "ANTHROPIC_API_KEY");
@@ -79,7 +105,7 @@ TEST(ProxyLoginsJson, ByNameHoldsNoValueAndTakesItFromTheProxysEnvironment) {
 }
 
 TEST(ProxyLoginsJson, RefusesAValueUnlikeItsStandInAndBadShapes) {
-  ProxyLogins logins{{Anthropic()}, {}, ""};
+  ProxyLogins logins{{Anthropic()}, {}, "", {}};
   std::string text = ProxyLoginsJson(logins, /*values_by_name=*/true);
   auto other = ParseProxyLogins(text, Env({{"ANTHROPIC_API_KEY", "sk-ant-api03-short"}}));
   ASSERT_FALSE(other.ok());

@@ -56,8 +56,9 @@ json SecretRef(const std::string& variable, const std::string& secret, const std
 }  // namespace
 
 json LoginsSecret(const SessionPlan& plan, const Names& names, const Options& options) {
+  // The forge's scope is not rendered for Kubernetes yet (docs/forge.md).
   network_mode::ProxyLogins table{Held(plan), {options.logins.cert, options.logins.key},
-                                  options.logins.upstream};
+                                  options.logins.upstream, {}};
   return {{"apiVersion", "v1"},
           {"kind", "Secret"},
           {"metadata", {{"name", names.logins}, {"labels", names.proxy_labels}}},

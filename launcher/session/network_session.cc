@@ -126,7 +126,7 @@ Result<network_mode::SidecarProxy> SidecarProxyFor(const SessionPlan& plan,
       if (line.find_first_not_of(" \t\r") != std::string::npos) proxy.hosts_lines.push_back(line);
     }
   }
-  if (plan.logins.empty()) return proxy;
+  if (plan.logins.empty() && plan.forge.empty()) return proxy;
   auto held = ProxyLogins(plan, input.logins);
   if (!held) return held.error();
   std::string upstream;
@@ -135,7 +135,7 @@ Result<network_mode::SidecarProxy> SidecarProxyFor(const SessionPlan& plan,
     if (!text) return text.error().Context("network.upstream_ca_file, for the proxy sidecar");
     upstream = std::move(*text);
   }
-  auto logins = network_mode::MakeSidecarLogins(std::move(*held), upstream);
+  auto logins = network_mode::MakeSidecarLogins(std::move(*held), upstream, ForgeConfig(plan.forge));
   if (!logins) return logins.error();
   proxy.logins = std::move(*logins);
   return proxy;

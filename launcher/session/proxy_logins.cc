@@ -47,6 +47,18 @@ std::string UpstreamCaFile(const policy::Policy& policy, const std::string& host
   return file.empty() ? host_bundle : file;
 }
 
+// The plan's forge as the proxy takes it.
+netfilter::forge::ForgeConfig ForgeConfig(const ForgePlan& plan) {
+  netfilter::forge::ForgeConfig config;
+  for (const ForgePlan::Host& host : plan.hosts) {
+    config.forges.push_back({host.git_host, host.api_host, host.enterprise, host.repositories});
+  }
+  config.protected_branches = plan.protected_branches;
+  config.other_reads = plan.other_reads;
+  config.history = plan.history;
+  return config;
+}
+
 std::string BoxCaBundleText(const SessionPlan& plan, const std::string& host_bundle,
                             const std::string& ca_pem) {
   std::string text = host_bundle.empty() ? "" : ReadText(host_bundle);

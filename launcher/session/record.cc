@@ -92,7 +92,13 @@ void SessionRecord::Network(std::string_view line) {
       ++counts_.connections_refused;
       // 403 is the proxy's "this host (or address) may not be reached".
       std::string host = event.value("host", "");
-      if (event.contains("credential") && !host.empty()) {
+      if (event.contains("rule") && !host.empty()) {
+        // The host is allowed; one of its requests was refused by a forge rule.
+        std::string key = host + ": " + event.value("rule", "") +
+                          (event.contains("repository") ? " " + event.value("repository", "") : "");
+        auto& refused = counts_.forge_refused[key];
+        if (refused.times++ == 0) refused.reason = event.value("reason", "");
+      } else if (event.contains("credential") && !host.empty()) {
         auto& stray = counts_.stray_stand_ins[host];
         if (stray.times++ == 0) stray.reason = event.value("reason", "");
       } else if (event.value("status", 0) == 403 && !host.empty()) {
@@ -248,6 +254,11 @@ void Recorder::End(Result<RunOutcome>& outcome, std::uint64_t refused_while_away
   // not somebody was watching: something in the box tried to send a login away.
   for (const auto& [host, stray] : counts.stray_stand_ins) {
     to_inbox("credential", host, stray.reason, stray.times);
+  }
+  // The forge's rules held while nobody watched: a push refused, a write to
+  // another repository. Left in the inbox for whoever comes back.
+  if (!(watching && watching())) {
+    for (const auto& [what, refused] : counts.forge_refused) to_inbox("forge", what, refused.reason, refused.times);
   }
   // The next session here names them at its start (and --print does); a
   // session without a proxy (unboxed) says nothing about hosts.

@@ -82,6 +82,7 @@ Result<nlohmann::json> ReportSession(const std::string& state_dir, const std::st
   std::uint64_t run = 0, refused = 0;
   nlohmann::json refused_commands = nlohmann::json::array();
   std::map<std::string, std::uint64_t> reached, refused_hosts, stand_ins_refused;
+  nlohmann::json forge_refused = nlohmann::json::array();  // each request a forge rule refused
   std::size_t number = 0;
   for (std::string line; std::getline(in, line);) {
     ++number;
@@ -108,7 +109,15 @@ Result<nlohmann::json> ReportSession(const std::string& state_dir, const std::st
       std::string host = event.value("host", "");
       if (host.empty()) continue;
       if (event.value("decision", "") == "allow") ++reached[host];
-      if (event.contains("credential")) {
+      if (event.contains("rule") && event.value("decision", "") == "deny") {
+        forge_refused.push_back({{"time", event.value("time", "")},
+                                 {"host", host},
+                                 {"method", event.value("method", "")},
+                                 {"path", event.value("path", "")},
+                                 {"repository", event.value("repository", "")},
+                                 {"rule", event.value("rule", "")},
+                                 {"reason", event.value("reason", "")}});
+      } else if (event.contains("credential")) {
         ++stand_ins_refused[host];  // the host may well be allowed: not a refused host
       } else if (event.value("decision", "") == "deny" && event.value("status", 0) == 403) {
         ++refused_hosts[host];
@@ -128,6 +137,7 @@ Result<nlohmann::json> ReportSession(const std::string& state_dir, const std::st
   report["refused_commands"] = std::move(refused_commands);
   report["hosts_reached"] = Counted(reached);
   report["hosts_refused"] = Counted(refused_hosts);
+  report["forge_refused"] = std::move(forge_refused);
   report["stand_ins_refused"] = Counted(stand_ins_refused);
   return report;
 }
@@ -171,6 +181,13 @@ std::string DescribeReport(const nlohmann::json& report) {
   if (!report["stand_ins_refused"].empty()) {
     out += "  logins' stand-ins refused (sent to a host they do not belong to): " +
            hosts(report["stand_ins_refused"]) + "\n";
+  }
+  if (report.contains("forge_refused") && !report["forge_refused"].empty()) {
+    out += "  refused by the forge's rules (docs/forge.md):\n";
+    for (const auto& r : report["forge_refused"]) {
+      out += "    " + r.value("time", "") + "  " + r.value("method", "") + " " + r.value("host", "") +
+             r.value("path", "") + "  " + r.value("rule", "") + ": " + r.value("reason", "") + "\n";
+    }
   }
   if (report.contains("files_changed") && report["files_changed"].is_array()) {
     const auto& files = report["files_changed"];

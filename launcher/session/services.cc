@@ -8,22 +8,6 @@
 
 namespace corral::launcher {
 
-namespace {
-
-// The plan's forge as the proxy takes it.
-netfilter::forge::ForgeConfig ForgeConfig(const ForgePlan& plan) {
-  netfilter::forge::ForgeConfig config;
-  for (const ForgePlan::Host& host : plan.hosts) {
-    config.forges.push_back({host.git_host, host.api_host, host.enterprise, host.repositories});
-  }
-  config.protected_branches = plan.protected_branches;
-  config.other_reads = plan.other_reads;
-  config.history = plan.history;
-  return config;
-}
-
-}  // namespace
-
 std::function<bool()> Watching(const policy::PresencePolicy& presence) {
   auto sources = policy::MakePresenceSources(presence);
   if (!sources) {

@@ -90,6 +90,8 @@ struct RecordCounts {
     std::string reason;  // the first refusal's: names the login, never a value
   };
   std::map<std::string, Stray> stray_stand_ins;
+  // Requests the forge's rules refused (docs/forge.md), by "host: rule repository".
+  std::map<std::string, Stray> forge_refused;
 };
 class SessionRecord {
  public:
@@ -249,6 +251,8 @@ struct HostServices {
 // "Is somebody watching?" by the policy's presence sources, each bounded in
 // time; a broken source list counts as nobody (with a warning).
 std::function<bool()> Watching(const policy::PresencePolicy& presence);
+// The plan's forge as the proxy takes it (docs/forge.md).
+netfilter::forge::ForgeConfig ForgeConfig(const ForgePlan& plan);
 
 // Where the proxy's logins come from (proxy_logins.cc): their real values
 // from corral's own environment, read when the proxy starts and never
