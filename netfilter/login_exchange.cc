@@ -134,6 +134,10 @@ class Exchanges {
       // The tokens in a token endpoint's answer must be readable to be replaced.
       return expect || (endpoint_ && EqualsIgnoreCase(h.name, "accept-encoding"));
     });
+    // Only codings the proxy can decode (it reads every response to hide real values).
+    for (Header& h : req.headers) {
+      if (EqualsIgnoreCase(h.name, "accept-encoding")) h.value = ReadableAcceptEncoding(h.value);
+    }
     std::string host_header = setup_.tls ? req.authority
                               : setup_.port == 80 ? setup_.host.name
                                                   : setup_.host.name + ":" + std::to_string(setup_.port);
@@ -322,6 +326,8 @@ class Exchanges {
       protect.insert(branch.rfind("refs/", 0) == 0 ? branch : "refs/heads/" + branch);
     }
     push_.emplace(std::move(protect));
+    push_head_ = req;  // its credentials, for asking the forge
+    push_target_ = req.path.substr(0, req.path.find('?'));
     return true;
   }
 
@@ -331,12 +337,34 @@ class Exchanges {
     std::string now;
     push_->Feed(out, now);
     if (last) {
-      push_outcome_ = push_->Finish();
+      push_outcome_ = push_->Finish([&](const std::vector<std::string>& wants, const std::string& have) {
+        return AskForgeBetween(wants, have);
+      });
       if (push_outcome_->refused) return false;
       now += push_outcome_->tail;
     }
     out = std::move(now);
     return true;
+  }
+
+  // The commits the forge holds between `wants` and `have`, asked on a
+  // second connection (the box's push is still under way on this one) with
+  // the push's own credentials.
+  Result<forge::CommitGraph> AskForgeBetween(const std::vector<std::string>& wants, const std::string& have) {
+    if (wants.empty()) return Error("no commit to ask about");
+    if (!setup_.dial_origin) return Error("no second connection to the forge");
+    auto link = setup_.dial_origin();
+    if (!link) return link.error();
+    bool sha256 = have.size() == 64;
+    std::string target = push_target_.substr(0, push_target_.rfind("/git-receive-pack")) + "/git-upload-pack";
+    std::string in;
+    constexpr std::size_t kLargestAnswer = 64 * 1024 * 1024;
+    auto answer = ProbeOrigin(*link->stream, in, push_head_, push_head_.authority, "POST", target,
+                              "application/x-git-upload-pack-request", forge::UploadPackRequest(wants, have, sha256),
+                              setup_.max_head, kLargestAnswer);
+    if (!answer) return answer.error();
+    if (answer->status != 200) return Error("the forge answered " + std::to_string(answer->status));
+    return forge::CommitsOfUploadPackAnswer(answer->body, sha256);
   }
 
   // The push's refusal as git reads it: its report-status, so `git push`
@@ -381,26 +409,30 @@ class Exchanges {
       origin_in_.erase(0, res.size);
       if (res.status == 101) return Refuse(502, "bad-gateway", "the origin switched protocols unasked");
       bool interim = res.status < 200;
-      bool dechunk = res.body == BodyKind::kChunked && req.minor == 0;
+      // A compressed body is decoded, so the real values in it can be hidden:
+      // the box gets it plain (`sent`), chunked or delimited by the close.
+      std::unique_ptr<ContentDecoder> decoder;
+      ResponseHead sent = res;
+      std::vector<std::string> codings = BodyCodings(res);
+      if (!interim && res.body != BodyKind::kNone && !codings.empty()) {
+        auto made = ContentDecoder::Make(codings);
+        if (!made) return Refuse(502, "encoding-unknown", made.error().message + "; it was not passed on");
+        decoder = std::move(*made);
+        sent = DecodedHead(res);
+      }
+      bool dechunk = sent.body == BodyKind::kChunked && req.minor == 0;
       bool close = !setup_.tls || !req.keep_alive || !res.keep_alive || res.body == BodyKind::kUntilClose || dechunk;
       out.clear();
-      hide_head.Feed(ClientResponseHead(res, close, req.minor, interim, dechunk), out);
+      hide_head.Feed(ClientResponseHead(sent, close, req.minor, interim, dechunk), out);
       hide_head.Finish(out);
       if (interim) {
         if (req.minor == 1 && !box_.Write(out)) return false;
         continue;
       }
       line_.status = res.status;
-      if (endpoint_ && !interim && res.body != BodyKind::kNone &&
-          std::any_of(res.headers.begin(), res.headers.end(), [](const Header& h) {
-            return EqualsIgnoreCase(h.name, "content-encoding") && !EqualsIgnoreCase(h.value, "identity");
-          })) {
-        return Refuse(502, "token-answer-encoded", "the token endpoint's answer is compressed, so its tokens "
-                                                   "cannot be replaced; it was not passed on");
-      }
       if (!box_.Write(out)) return false;
       std::string tokens;
-      if (!RelayBody(res, dechunk, tokens)) return false;
+      if (!RelayBody(res, sent.body == BodyKind::kChunked && !dechunk, decoder.get(), tokens)) return false;
       Log("allow", !tokens.empty() ? "forwarded, " + tokens
                    : line_.login  ? "forwarded, login added"
                                   : "forwarded");
@@ -408,9 +440,10 @@ class Exchanges {
     }
   }
 
-  // Streams the body as it comes: each read goes to the box at once, less
-  // only a tail that may begin a real value.
-  bool RelayBody(const ResponseHead& res, bool dechunk, std::string& tokens) {
+  // Streams the body as it comes (`decoder`: decoded first): each read goes
+  // to the box at once, less only a tail that may begin a real value.
+  // `chunk`: the box gets it in chunked framing.
+  bool RelayBody(const ResponseHead& res, bool chunk, ContentDecoder* decoder, std::string& tokens) {
     StreamReplacer hide = HideValues(*table_);
     std::string out, answer;
     bool chunked = res.body == BodyKind::kChunked;
@@ -419,8 +452,8 @@ class Exchanges {
       hide.Feed(data, out);
       if (last) hide.Finish(out);
       bytes_down_ += out.size();
-      std::string framed = chunked && !dechunk ? Chunk(out) : out;
-      if (last && chunked && !dechunk) framed += "0\r\n\r\n";
+      std::string framed = chunk ? Chunk(out) : out;
+      if (last && chunk) framed += "0\r\n\r\n";
       return framed.empty() || box_.Write(framed);
     };
     // A token endpoint's answer is held whole, its tokens swapped for
@@ -451,19 +484,32 @@ class Exchanges {
       }
       return send(answer, true);
     };
+    auto feed = [&](std::string_view data, bool last) {
+      if (!decoder) return pass(data, last);
+      bool taken = true;
+      auto piece = [&](std::string_view decoded) { return taken = pass(decoded, false); };
+      Result<void> decoded = decoder->Feed(data, piece);
+      if (decoded && last) decoded = decoder->Finish(piece);
+      if (!taken) return false;  // already logged, or the box left
+      if (!decoded) {
+        Log("error", decoded.error().message + "; the response was cut off");
+        return false;
+      }
+      return !last || pass({}, true);
+    };
     if (res.body == BodyKind::kNone) return true;
     uint64_t left = res.content_length;
     ChunkedDecoder chunks;
     while (true) {
       if (origin_in_.empty() && !ReadMore(origin_, origin_in_)) {
-        if (res.body == BodyKind::kUntilClose) return pass({}, true);
+        if (res.body == BodyKind::kUntilClose) return feed({}, true);
         Log("error", "the origin closed mid-response");
         return false;
       }
       if (res.body == BodyKind::kLength) {
         std::size_t take = static_cast<std::size_t>(std::min<uint64_t>(left, origin_in_.size()));
         left -= take;
-        bool ok = pass(std::string_view(origin_in_).substr(0, take), left == 0);
+        bool ok = feed(std::string_view(origin_in_).substr(0, take), left == 0);
         origin_in_.erase(0, take);
         if (!ok) return false;
         if (left == 0) return true;
@@ -474,10 +520,10 @@ class Exchanges {
           Log("error", "malformed chunked response from the origin");
           return false;
         }
-        if (!pass(payload, chunks.done())) return false;
+        if (!feed(payload, chunks.done())) return false;
         if (chunks.done()) return true;
       } else {
-        bool ok = pass(origin_in_, false);
+        bool ok = feed(origin_in_, false);
         origin_in_.clear();
         if (!ok) return false;
       }
@@ -513,6 +559,8 @@ class Exchanges {
   const TokenEndpoint* endpoint_ = nullptr;   // when the request is to a token endpoint
   std::optional<forge::PushCheck> push_;        // a push judged while nobody watches
   std::optional<forge::PushCheck::Outcome> push_outcome_;
+  RequestHead push_head_;    // the push's head, its login applied
+  std::string push_target_;  // its path, ".../git-receive-pack"
   bool sent_continue_ = false;  // this request got the proxy's own 100 Continue
   uint64_t bytes_up_ = 0, bytes_down_ = 0;
   std::chrono::steady_clock::time_point started_;

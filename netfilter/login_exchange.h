@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "netfilter/decision_log.h"
+#include "base/base.h"
 #include "netfilter/forge/forge.h"
 #include "netfilter/logins/logins.h"
 #include "netfilter/tls/tls.h"
@@ -52,6 +53,13 @@ struct ExchangeSetup {
   const forge::Scope* forge = nullptr;
   std::function<bool()> watching;
   SessionMemo* memo = nullptr;
+  // A second connection to the same origin (address, port, TLS as the
+  // first), for what the proxy asks while the box's request is under way.
+  struct OriginLink {
+    UniqueFd fd;
+    std::unique_ptr<Stream> stream;
+  };
+  std::function<Result<OriginLink>()> dial_origin;
   std::function<void(std::string_view)> log;
 };
 

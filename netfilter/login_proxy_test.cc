@@ -16,8 +16,11 @@
 #include <mutex>
 #include <thread>
 
+#include <brotli/encode.h>
 #include <nlohmann/json.hpp>
 #include <openssl/pem.h>
+#include <sys/resource.h>
+#include <zlib.h>
 
 #include "base/subprocess.h"
 #include "netfilter/proxy_internal.h"
@@ -611,6 +614,231 @@ TEST_F(LoginProxyTest, OwnStandInElsewhereGoesToItsHostAsItIs) {
   EXPECT_NE(origin.received().find("k=" + kStandIn), std::string::npos) << origin.received();
   EXPECT_EQ(origin.received().find(kReal), std::string::npos) << origin.received();
   EXPECT_EQ(Log().find("credential"), std::string::npos) << Log();
+}
+
+// ---------------------------------------------------------------- compressed responses
+
+// zlib with `window`: 15 + 16 gzip, 15 zlib (HTTP's deflate).
+std::string Deflate(std::string_view data, int window) {
+  z_stream z{};
+  deflateInit2(&z, 6, Z_DEFLATED, window, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&z, data.size()) + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+std::string Brotli(std::string_view data) {
+  std::string out(BrotliEncoderMaxCompressedSize(data.size()) + 64, '\0');
+  std::size_t size = out.size();
+  BrotliEncoderCompress(5, 22, BROTLI_MODE_GENERIC, data.size(), reinterpret_cast<const uint8_t*>(data.data()),
+                        &size, reinterpret_cast<uint8_t*>(out.data()));
+  out.resize(size);
+  return out;
+}
+
+// `data` in the codings named (as Content-Encoding lists them, applied in order).
+std::string Encoded(std::string data, const std::string& codings) {
+  std::size_t at = 0;
+  while (at < codings.size()) {
+    std::size_t comma = std::min(codings.find(',', at), codings.size());
+    std::string coding = codings.substr(at, comma - at);
+    coding.erase(0, coding.find_first_not_of(' '));
+    data = coding == "br" ? Brotli(data) : Deflate(data, coding == "deflate" ? 15 : 15 + 16);
+    at = comma + 1;
+  }
+  return data;
+}
+
+// Echoes the request compressed as its path names ("/gzip", "/br", "/gzip,br").
+void EchoCompressed(SSL* ssl, const std::string& request) {
+  std::size_t space = request.find(' ') + 1;
+  std::string codings = request.substr(space + 1, request.find(' ', space) - space - 1);
+  std::string body = Encoded(request, codings);
+  Write(ssl, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Encoding: " + codings +
+                 "\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
+}
+
+// git's token on the same host, as Basic credentials: its base64 form is
+// echoed too. 24 bytes after "x-access-token:" (15): whole base64 groups.
+const std::string kGitReal = "ghp_REALtoken0123456789A";
+const std::string kGitFake = "ghp_FAKEtoken9876543210Z";
+
+void AddGitLogin(ProxyConfig& config, const std::string& host) {
+  Login git{"GH_TOKEN", {host}, "Authorization", "Basic ", kGitReal, kGitFake};
+  git.basic = true;
+  config.logins.push_back(git);
+}
+
+TEST_F(LoginProxyTest, CompressedEchoesReachTheBoxDecodedWithStandIns) {
+  TlsOrigin origin(test_ca_->Leaf("api.test"), EchoCompressed);
+  std::string host = Host(origin, "api.test");
+  Start({host}, {host}, [&](ProxyConfig& config) { AddGitLogin(config, host); });
+  const std::string basic_real = EncodeBase64("x-access-token:" + kGitReal);
+  const std::string basic_fake = EncodeBase64("x-access-token:" + kGitFake);
+  for (std::string codings : {"gzip", "deflate", "br", "x-gzip", "gzip,br"}) {
+    std::string out = Curl({"-i", "-H", "x-api-key: " + kStandIn, "-H", "Authorization: Basic " + basic_fake,
+                            "-H", "Accept-Encoding: zstd, br, gzip", "https://" + host + "/" + codings});
+    EXPECT_NE(out.find("\n200 1.1"), std::string::npos) << codings << ": " << out;
+    EXPECT_NE(out.find("x-api-key: " + kStandIn), std::string::npos) << codings << ": " << out;
+    EXPECT_NE(out.find("Authorization: Basic " + basic_fake), std::string::npos) << codings << ": " << out;
+    EXPECT_EQ(out.find(kReal), std::string::npos) << codings << ": " << out;
+    EXPECT_EQ(out.find(basic_real), std::string::npos) << codings << ": " << out;
+    EXPECT_EQ(out.find("Content-Encoding"), std::string::npos) << codings << ": " << out;
+    EXPECT_NE(out.find("Transfer-Encoding: chunked"), std::string::npos) << codings << ": " << out;
+  }
+  std::string received = origin.received();
+  EXPECT_NE(received.find("x-api-key: " + kReal), std::string::npos) << received;
+  EXPECT_NE(received.find("Authorization: Basic " + basic_real), std::string::npos) << received;
+  // Asked only for what the proxy decodes.
+  EXPECT_NE(received.find("Accept-Encoding: br, gzip\r\n"), std::string::npos) << received;
+  EXPECT_EQ(received.find("zstd"), std::string::npos) << received;
+}
+
+// A chunked gzip body whose chunks cut the stream anywhere, and the same to
+// an HTTP/1.0 client, which gets the decoded body delimited by the close.
+TEST_F(LoginProxyTest, ChunkedGzipAndHttp10Clients) {
+  TlsOrigin origin(test_ca_->Leaf("api.test"), [](SSL* ssl, const std::string& request) {
+    std::string body = Encoded(request + std::string(5000, 'z') + kReal, "gzip");
+    std::string framed;
+    for (std::size_t i = 0; i < body.size(); i += 7) {
+      std::string piece = body.substr(i, 7);
+      char size[16];
+      std::snprintf(size, sizeof size, "%zx\r\n", piece.size());
+      framed += size + piece + "\r\n";
+    }
+    Write(ssl, "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n" + framed +
+                   "0\r\n\r\n");
+  });
+  std::string host = Host(origin, "api.test");
+  Start({host}, {host});
+  for (std::string version : {"--http1.1", "--http1.0"}) {
+    std::string out = Curl({"-i", version, "-H", "x-api-key: " + kStandIn, "https://" + host + "/chunked"});
+    EXPECT_NE(out.find("x-api-key: " + kStandIn), std::string::npos) << version << ": " << out;
+    EXPECT_NE(out.find(std::string(5000, 'z') + kStandIn + "\n200"), std::string::npos) << version << ": " << out;
+    EXPECT_EQ(out.find(kReal), std::string::npos) << version << ": " << out;
+    EXPECT_EQ(out.find("Content-Encoding"), std::string::npos) << version << ": " << out;
+    bool chunked = out.find("Transfer-Encoding: chunked") != std::string::npos;
+    EXPECT_EQ(chunked, version == "--http1.1") << version << ": " << out;
+  }
+}
+
+// gzip of 2 GiB of zeros in ~2 MiB: 1 MiB of zeros deflated after a full
+// flush gives the same bytes every time, so the stream is made in a moment.
+struct GzipBomb {
+  std::string head, block;  // the first MiB with the gzip header, then each next MiB
+};
+GzipBomb MakeGzipBomb() {
+  z_stream z{};
+  deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY);
+  std::string zeros(1 << 20, '\0'), out(1 << 20, '\0');
+  std::string parts[3];
+  for (std::string& part : parts) {
+    z.next_in = reinterpret_cast<Bytef*>(zeros.data());
+    z.avail_in = static_cast<uInt>(zeros.size());
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = static_cast<uInt>(out.size());
+    deflate(&z, Z_FULL_FLUSH);
+    part = out.substr(0, out.size() - z.avail_out);
+  }
+  deflateEnd(&z);
+  EXPECT_EQ(parts[1], parts[2]);
+  return {parts[0], parts[1]};
+}
+
+long PeakRssKiB() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;
+}
+
+// What the proxy may take while it decodes a bomb: its pieces and buffers,
+// far below the 1 GiB it passes on. AddressSanitizer also keeps up to 256 MiB
+// of freed memory in quarantine.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr long kBombMemoryKiB = (128 + 256) * 1024;
+#else
+constexpr long kBombMemoryKiB = 128 * 1024;
+#endif
+
+TEST_F(LoginProxyTest, ADecompressionBombIsCutOffWithoutTakingMemory) {
+  GzipBomb bomb = MakeGzipBomb();
+  ASSERT_LT(bomb.block.size(), 4096u);
+  TlsOrigin origin(test_ca_->Leaf("api.test"), [&](SSL* ssl, const std::string&) {
+    std::string head = "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nConnection: close\r\n\r\n" + bomb.head;
+    if (SSL_write(ssl, head.data(), static_cast<int>(head.size())) <= 0) return;
+    for (int mib = 1; mib < 2048; ++mib) {  // 2 GiB, unless the proxy stops reading
+      if (SSL_write(ssl, bomb.block.data(), static_cast<int>(bomb.block.size())) <= 0) return;
+    }
+  });
+  std::string host = Host(origin, "api.test");
+  Start({host}, {host});
+  long rss_before = PeakRssKiB();
+  // 1 GiB reaches curl before the cut: more than the Curl helper's 5 s allow.
+  auto run = RunCapture({"curl", "-sS", "--max-time", "120", "--proxy",
+                         "http://127.0.0.1:" + std::to_string(proxy_->port()), "--cacert",
+                         dir_ + "/session_ca.pem", "-o", "/dev/null", "-w", "%{size_download}",
+                         "https://" + host + "/bomb"},
+                        std::chrono::seconds(130));
+  ASSERT_TRUE(run.ok()) << run.error().message;
+  EXPECT_NE(run->exit_status, 0);  // cut off: curl saw no end of the chunked body
+  uint64_t downloaded = std::stoull(run->out);
+  EXPECT_LE(downloaded, (uint64_t{1} << 30) + (1 << 20)) << downloaded;  // 1 GiB and a chunk's framing
+  std::string log = LogWith("decompression bomb");
+  EXPECT_NE(log.find("decodes to more than 1024 MiB"), std::string::npos) << log;
+  long grew = PeakRssKiB() - rss_before;
+  EXPECT_LT(grew, kBombMemoryKiB) << "the proxy's peak memory grew by " << grew << " KiB";
+}
+
+TEST_F(LoginProxyTest, AnEncodingTheProxyCannotDecodeIsRefused) {
+  TlsOrigin origin(test_ca_->Leaf("api.test"), [](SSL* ssl, const std::string& request) {
+    // A body in zstd (its bytes do not matter: it is never read), or none.
+    std::string body = request.rfind("HEAD", 0) == 0 ? "" : "\x28\xb5\x2f\xfd" + request;
+    Write(ssl, "HTTP/1.1 200 OK\r\nContent-Encoding: zstd\r\nContent-Length: " +
+                   std::to_string(request.rfind("HEAD", 0) == 0 ? 10 : body.size()) + "\r\nConnection: close\r\n\r\n" +
+                   body);
+  });
+  std::string host = Host(origin, "api.test");
+  Start({host}, {host});
+  std::string out = Curl({"-i", "-H", "x-api-key: " + kStandIn, "https://" + host + "/zstd"});
+  EXPECT_NE(out.find("\n502 1.1"), std::string::npos) << out;
+  EXPECT_NE(out.find("X-Corral-Error: encoding-unknown"), std::string::npos) << out;
+  EXPECT_NE(out.find("'zstd'"), std::string::npos) << out;
+  EXPECT_EQ(out.find(kReal), std::string::npos) << out;
+  // A response without a body has nothing to hide.
+  out = Curl({"-I", "-H", "x-api-key: " + kStandIn, "https://" + host + "/zstd"});
+  EXPECT_NE(out.find("\n200 1.1"), std::string::npos) << out;
+  EXPECT_NE(out.find("Content-Encoding: zstd"), std::string::npos) << out;
+}
+
+// A token endpoint's answer compressed although the proxy asked for none:
+// decoded, its tokens replaced as in a plain one.
+TEST_F(LoginProxyTest, ACompressedTokenAnswerIsDecodedAndItsTokensReplaced) {
+  const std::string new_access = "sk-ant-oat01-NEWaccess0123456789abcdef";
+  TlsOrigin origin(test_ca_->Leaf("api.test"), [&](SSL* ssl, const std::string&) {
+    std::string body = Encoded("{\"access_token\":\"" + new_access + "\",\"expires_in\":60}", "gzip");
+    Write(ssl, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: " +
+                   std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
+  });
+  std::string host = Host(origin, "api.test");
+  std::vector<TokenUpdate> updates;
+  Start({host}, {host}, [&](ProxyConfig& config) {
+    TokenEndpoint endpoint{"subscription", {host}, "/oauth/token", {}};
+    endpoint.fields.push_back({"access_token", {"access", {host}, "Authorization", "Bearer ", "", "", false}});
+    config.token_endpoints = {endpoint};
+    config.on_tokens = [&](const TokenUpdate& update) { updates.push_back(update); };
+  });
+  std::string answer = Curl({"--data", "{}", "https://" + host + "/oauth/token"});
+  ASSERT_NE(answer.find("\n200"), std::string::npos) << answer;
+  EXPECT_EQ(answer.find(new_access), std::string::npos) << answer;
+  EXPECT_NE(answer.find("\"access_token\":\"sk-ant-oat01-"), std::string::npos) << answer;
+  ASSERT_EQ(updates.size(), 1u);
+  EXPECT_EQ(updates[0].tokens["access_token"], new_access);
 }
 
 }  // namespace

@@ -23,6 +23,32 @@ void MakeBlocking(int fd, std::chrono::milliseconds idle) {
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 }
 
+// A second connection to the address the first was dialed to, TLS as the
+// first: the forge's judge asks the origin while the box's request is
+// under way on the first. The address was checked when the first was made.
+Result<ExchangeSetup::OriginLink> DialAgain(const Handoff& h, const LoginContext& logins,
+                                            std::chrono::milliseconds connect, std::chrono::milliseconds idle) {
+  auto ip = policy::ParseIpStrict(h.address);
+  if (!ip) return Error("no address to dial the origin again");
+  SockAddr to = ToSockAddr(*ip, h.port);
+  ExchangeSetup::OriginLink link;
+  link.fd = UniqueFd(::socket(to.storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (link.fd.get() < 0) return Error::FromErrno("cannot make a socket");
+  MakeBlocking(link.fd.get(), connect);
+  if (::connect(link.fd.get(), reinterpret_cast<const sockaddr*>(&to.storage), to.length) != 0) {
+    return Error::FromErrno("cannot connect to " + h.host.name + " again");
+  }
+  MakeBlocking(link.fd.get(), idle);
+  if (!h.tls) {
+    link.stream = PlainStream(link.fd.get(), {});
+    return link;
+  }
+  auto tls = ConnectTls(logins.upstream_ctx.get(), link.fd.get(), h.host);
+  if (!tls) return tls.error();
+  link.stream = std::move(*tls);
+  return link;
+}
+
 }  // namespace
 
 Result<std::shared_ptr<LoginContext>> LoginContext::Make(const ProxyConfig& config) {
@@ -121,6 +147,10 @@ void Terminators::Serve(Handoff& h, Shared& shared) {
   setup.forge = logins.forge.get();
   setup.watching = logins.watching;
   setup.memo = logins.memo.get();
+  setup.dial_origin = [&h, &logins, idle = shared.limits.idle_timeout,
+                       connect = shared.limits.connect_timeout]() -> Result<ExchangeSetup::OriginLink> {
+    return DialAgain(h, logins, connect, idle);
+  };
   setup.base.client = h.peer;
   setup.base.host = h.host.name;
   setup.base.port = h.port;

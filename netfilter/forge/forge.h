@@ -13,11 +13,15 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "base/result.h"
 
 namespace corral::netfilter::forge {
+
+// A commit's oid (lower-case hex) -> its parents' oids.
+using CommitGraph = std::unordered_map<std::string, std::vector<std::string>>;
 
 // One forge the project's repositories are on.
 struct Forge {
@@ -113,13 +117,25 @@ class PushCheck {
     std::string reason;         // for the log: each refused ref and why, or the reading error
     std::vector<std::string> refs;  // every ref the push named
   };
+  // Asked when the pushed commits do not prove an update a fast-forward:
+  // the commits the forge holds between `wants` (where the walk left the
+  // pack) and `have` (the old commit), or an error (then it is refused).
+  using AskForge = std::function<Result<CommitGraph>(const std::vector<std::string>& wants, const std::string& have)>;
   // The body ended.
-  Outcome Finish();
+  Outcome Finish(const AskForge& ask_forge = nullptr);
 
  private:
   struct State;
   std::unique_ptr<State> state_;
 };
+
+// Asking the forge for the commits between (PushCheck::AskForge): the body
+// of a POST .../git-upload-pack, and the commits of its answer.
+std::string UploadPackRequest(const std::vector<std::string>& wants, const std::string& have, bool sha256);
+Result<CommitGraph> CommitsOfUploadPackAnswer(std::string_view answer, bool sha256);
+// Where a walk from `new_oid` through `commits` leaves them: the commits it
+// reached that are not among them.
+std::vector<std::string> LeftThePack(const CommitGraph& commits, const std::string& new_oid);
 
 // The default branch ("refs/heads/main") from the body of an upload-pack
 // advertisement (GET info/refs?service=git-upload-pack, protocol v0), or "".

@@ -59,7 +59,7 @@ void PushCheck::Feed(std::string_view bytes, std::string& forward) {
   }
 }
 
-PushCheck::Outcome PushCheck::Finish() {
+PushCheck::Outcome PushCheck::Finish(const AskForge& ask_forge) {
   State& s = *state_;
   Outcome out;
   for (const RefUpdate& update : s.commands.updates()) out.refs.push_back(update.ref);
@@ -81,9 +81,14 @@ PushCheck::Outcome PushCheck::Finish() {
     if (!refused.empty()) out.report = RefusalReport(s.commands.updates(), refused, s.commands.capabilities());
     return out;
   }
-  static const CommitGraph kNone;
-  const CommitGraph& commits = s.pack ? s.pack->commits() : kNone;
+  CommitGraph commits = s.pack ? s.pack->commits() : CommitGraph();
   auto refused = JudgeUpdates(s.commands.updates(), s.rules, [&](const RefUpdate& update) {
+    if (Descends(commits, update.new_oid, update.old_oid) == Ancestry::kDescends) return true;
+    if (!ask_forge) return false;
+    // The pushed commits do not show it: the forge has the commits between.
+    auto between = ask_forge(LeftThePack(commits, update.new_oid), update.old_oid);
+    if (!between) return false;
+    commits.insert(between->begin(), between->end());
     return Descends(commits, update.new_oid, update.old_oid) == Ancestry::kDescends;
   });
   if (refused.empty()) {

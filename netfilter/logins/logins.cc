@@ -1,6 +1,7 @@
 #include "netfilter/logins/logins.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "netfilter/http/http.h"
 
@@ -154,8 +155,47 @@ HeadVerdict ApplyLogins(const LoginTable& table, const std::vector<const Login*>
   return verdict;
 }
 
+namespace {
+
+constexpr int kStartBits = 14;  // 16 Ki bits: a chance hit in a thousand for a dozen patterns
+
+uint32_t StartKey(const char* at, std::size_t size) {
+  uint32_t v = 0;
+  if (size == 4) {
+    std::memcpy(&v, at, 4);  // one load: the usual case, every pattern being 8 bytes or more
+  } else {
+    std::memcpy(&v, at, size);
+  }
+  return (v * 2654435761u) >> (32 - kStartBits);
+}
+
+}  // namespace
+
 StreamReplacer::StreamReplacer(std::vector<std::pair<std::string, std::string>> pairs) : pairs_(std::move(pairs)) {
   std::erase_if(pairs_, [](const auto& p) { return p.first.empty(); });
+  key_size_ = 4;
+  for (const auto& [from, to] : pairs_) key_size_ = std::min(key_size_, from.size());
+  starts_.assign((std::size_t{1} << kStartBits) / 64, 0);
+  for (const auto& [from, to] : pairs_) {
+    uint32_t key = StartKey(from.data(), key_size_);
+    starts_[key / 64] |= uint64_t{1} << (key % 64);
+  }
+}
+
+// The earliest match at or after `from`, and its pair (the first listed,
+// when two begin there); npos for none. One pass whatever the number of
+// patterns: each position's first bytes are looked up among the patterns'
+// starts. (A base64 form begins with a letter, so searching for each
+// pattern's first byte, as memchr does, would stop almost everywhere.)
+std::pair<std::size_t, std::size_t> StreamReplacer::Next(std::string_view data, std::size_t from) const {
+  for (std::size_t i = from; i + key_size_ <= data.size(); ++i) {
+    uint32_t key = StartKey(data.data() + i, key_size_);
+    if (!((starts_[key / 64] >> (key % 64)) & 1)) continue;
+    for (std::size_t j = 0; j < pairs_.size(); ++j) {
+      if (data.substr(i).starts_with(pairs_[j].first)) return {i, j};
+    }
+  }
+  return {std::string_view::npos, 0};
 }
 
 void StreamReplacer::Feed(std::string_view in, std::string& out) { Run(in, out, false); }
@@ -171,25 +211,14 @@ void StreamReplacer::Run(std::string_view in, std::string& out, bool last) {
   buffer.append(in);
   held_.clear();
   std::string_view data = buffer;
-  // Each pair's next match from `at`, found with find() (memchr and memcmp
-  // underneath), not byte by byte: a byte that begins no secret costs a
-  // memchr step, not a turn of a loop over the logins.
-  std::vector<std::size_t> next(pairs_.size());
-  for (std::size_t j = 0; j < pairs_.size(); ++j) next[j] = data.find(pairs_[j].first);
   std::size_t at = 0;
   while (true) {
-    std::size_t first = std::string_view::npos, which = 0;
-    for (std::size_t j = 0; j < pairs_.size(); ++j) {
-      if (next[j] < first) first = next[j], which = j;
-    }
+    auto [first, which] = Next(data, at);
     if (first == std::string_view::npos) break;
     out.append(data.substr(at, first - at));
     out.append(pairs_[which].second);
     matched_ = true;
     at = first + pairs_[which].first.size();
-    for (std::size_t j = 0; j < pairs_.size(); ++j) {
-      if (next[j] != std::string_view::npos && next[j] < at) next[j] = data.find(pairs_[j].first, at);
-    }
   }
   if (!last) {
     // A tail that could begin a secret waits for the next bytes: only the
@@ -211,9 +240,52 @@ void StreamReplacer::Run(std::string_view in, std::string& out, bool last) {
   out.append(data.substr(at));
 }
 
+namespace {
+
+// `value`'s base64 text wherever it sits in a longer base64 string: for each
+// byte alignment (0, 1, 2 bytes into a 3-byte group), the characters made of
+// the value's bits alone, which are the same whatever comes before or after.
+// The character before them (at alignments 1 and 2) and the one after them
+// also carry a neighbour's bits; they are left as they are, which shows at
+// most 4 bits of the value's first byte and 4 of its last.
+std::vector<std::string> Base64Forms(std::string_view value) {
+  std::vector<std::string> forms;
+  for (std::size_t align = 0; align < 3; ++align) {
+    std::string text = EncodeBase64(std::string(align, '\0') + std::string(value));
+    std::size_t first = (8 * align + 5) / 6;          // the first character whose 6 bits are all the value's
+    std::size_t end = 8 * (align + value.size()) / 6;  // past the last
+    forms.push_back(text.substr(first, end - first));
+  }
+  return forms;
+}
+
+std::string UrlSafe(std::string text) {
+  std::replace(text.begin(), text.end(), '+', '-');
+  std::replace(text.begin(), text.end(), '/', '_');
+  return text;
+}
+
+}  // namespace
+
 StreamReplacer HideValues(const LoginTable& table) {
   std::vector<std::pair<std::string, std::string>> pairs;
-  for (const Login& login : table.logins()) pairs.emplace_back(login.value, login.stand_in);
+  auto add = [&](std::string from, std::string to) {
+    // A value of 8 bytes has forms of 10 characters: still no chance match.
+    if (from.size() < kMinSecret) return;
+    if (std::none_of(pairs.begin(), pairs.end(), [&](const auto& p) { return p.first == from; })) {
+      pairs.emplace_back(std::move(from), std::move(to));
+    }
+  };
+  for (const Login& login : table.logins()) {
+    add(login.value, login.stand_in);
+    std::vector<std::string> real = Base64Forms(login.value), stand_in = Base64Forms(login.stand_in);
+    for (std::size_t i = 0; i < real.size(); ++i) {
+      add(real[i], stand_in[i]);
+      // A form without '+' or '/' is the same in both alphabets: the standard
+      // stand-in form, added first, then goes in its place.
+      add(UrlSafe(real[i]), UrlSafe(stand_in[i]));
+    }
+  }
   return StreamReplacer(std::move(pairs));
 }
 

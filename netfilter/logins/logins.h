@@ -140,12 +140,18 @@ class StreamReplacer {
 
  private:
   void Run(std::string_view in, std::string& out, bool last);
+  std::pair<std::size_t, std::size_t> Next(std::string_view data, std::size_t from) const;
   std::vector<std::pair<std::string, std::string>> pairs_;
+  std::size_t key_size_ = 0;      // the bytes each pattern's start is known by (up to 4)
+  std::vector<uint64_t> starts_;  // a bit for each pattern's start, hashed
   std::string held_;
   bool matched_ = false;
 };
 
-// Real values back to stand-ins: what the box may receive.
+// Real values back to stand-ins: what the box may receive. Each value's
+// base64 forms (standard and URL-safe, at any of the 3 byte alignments in a
+// longer base64 text: an echoed Basic header, a token inside base64'd JSON)
+// are replaced by its stand-in's too.
 StreamReplacer HideValues(const LoginTable& table);
 // Stand-ins of `mine` that go in bodies (Login::in_body) to real values: a
 // refresh token in the token request.
@@ -153,6 +159,60 @@ StreamReplacer BodyValues(const std::vector<const Login*>& mine);
 // Stand-ins of logins other than `mine` found (and left as they are): what a
 // request body to a host of `mine` may not carry.
 StreamReplacer FindStandIns(const LoginTable& table, const std::vector<const Login*>& mine = {});
+
+// ---------------------------------------------------------------- compressed responses
+
+// A response body's codings in the order they were applied: Content-Encoding,
+// then Transfer-Encoding's other than chunked; lower case, "identity" left
+// out. Empty: the body is as it is.
+std::vector<std::string> BodyCodings(const ResponseHead& res);
+
+// `res`'s head for the box once its body is decoded: without Content-Encoding
+// and Content-Length, its other transfer codings gone, chunked (which
+// ClientResponseHead drops again for an HTTP/1.0 client, delimiting the body
+// by the close).
+ResponseHead DecodedHead(ResponseHead res);
+
+// What the proxy asks a host whose responses it reads for in Accept-Encoding:
+// the box's own list less the codings ContentDecoder cannot undo (zstd,
+// compress, "*"), or "identity" when none is left.
+std::string ReadableAcceptEncoding(std::string_view value);
+
+// Undoes a response body's codings as it streams (gzip or x-gzip, deflate
+// with or without its zlib wrapper, br; stacked in any order), so the real
+// values in it can be hidden. Output goes out in pieces of at most
+// `piece` bytes whatever the input, so a decompression bomb takes no memory;
+// past `max_total` bytes (at any stage) the body is refused.
+struct DecodeLimits {
+  uint64_t max_total = uint64_t{1} << 30;  // 1 GiB
+  std::size_t piece = 64 * 1024;
+};
+class ContentDecoder {
+ public:
+  // Takes a decoded piece; false stops the decoding (the box left).
+  using Sink = std::function<bool(std::string_view)>;
+  class Stage;
+
+  // Fails, naming the coding, for one it cannot undo: such a body must not
+  // reach the box.
+  static Result<std::unique_ptr<ContentDecoder>> Make(const std::vector<std::string>& codings,
+                                                      DecodeLimits limits = {});
+  ~ContentDecoder();
+  // Fails on a malformed stream, past the limit, or when `out` stopped it;
+  // the decoder stays failed.
+  Result<void> Feed(std::string_view in, const Sink& out);
+  // The body ended: fails when its compressed stream had not.
+  Result<void> Finish(const Sink& out);
+
+ private:
+  explicit ContentDecoder(DecodeLimits limits);
+  Result<void> Run(std::size_t stage, std::string_view in, bool finish, const Sink& out);
+  Error Fail(Error error);
+  DecodeLimits limits_;
+  std::vector<std::unique_ptr<Stage>> stages_;  // the last coding applied first
+  std::vector<uint64_t> made_;                  // bytes each stage has put out
+  std::optional<Error> failed_;
+};
 
 // ---------------------------------------------------------------- token endpoints
 
