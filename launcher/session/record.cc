@@ -121,6 +121,19 @@ std::vector<std::string> LoginNames(const SessionPlan& plan) {
   for (const BoxLogin& login : plan.logins) names.push_back(login.variable);
   return names;
 }
+
+// The forge's scope as the record names it: each host, its API, its repositories.
+nlohmann::json ForgeJson(const ForgePlan& forge) {
+  nlohmann::json hosts = nlohmann::json::array();
+  for (const ForgePlan::Host& host : forge.hosts) {
+    hosts.push_back({{"git_host", host.git_host}, {"api_host", host.api_host}, {"repositories", host.repositories}});
+  }
+  return {{"hosts", std::move(hosts)},
+          {"protected_branches", forge.protected_branches},
+          {"other_reads", forge.other_reads},
+          {"history", forge.history ? "enforce" : "allow"},
+          {"ssh", forge.ssh ? "allow" : "deny"}};
+}
 }  // namespace
 
 nlohmann::json StartedEvent(const SessionPlan& plan, const BoxDecision& box,
@@ -146,7 +159,9 @@ nlohmann::json StartedEvent(const SessionPlan& plan, const BoxDecision& box,
                                 : nlohmann::json(nullptr)},
           // Names only: which logins the proxy holds, which the box has as they are.
           {"logins", box.boxed ? nlohmann::json(LoginNames(plan)) : nlohmann::json(nullptr)},
-          {"logins_passed", box.boxed ? nlohmann::json(plan.logins_passed) : nlohmann::json(nullptr)}};
+          {"logins_passed", box.boxed ? nlohmann::json(plan.logins_passed) : nlohmann::json(nullptr)},
+          // The forge's scope (docs/forge.md): hosts and the project's repositories there.
+          {"forge", box.boxed ? ForgeJson(plan.forge) : nlohmann::json(nullptr)}};
 }
 
 Result<Recorder> Recorder::Start(const SessionPlan& plan, const RunOptions& options,
