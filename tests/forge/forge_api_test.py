@@ -33,7 +33,7 @@ import unittest
 import urllib.parse
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from forge_server import COMMITTER, basic, run  # noqa: E402  (tests/forge/forge_server.py)
+from forge_server import COMMITTER, Proxy, basic, make_certs, run  # noqa: E402  (tests/forge/forge_server.py)
 
 HOST = "ghe.forge.test"
 USER = "x-access-token"
@@ -44,22 +44,6 @@ NODE_IDS = {"me/proj": "R_kgDOproj", "other/secret": "R_kgDOsecret", "other/lfs"
 REPO_OF_NODE = {v: k for k, v in NODE_IDS.items()}
 UNAUTHENTICATED = {"message": "This endpoint requires you to be authenticated.",
                    "documentation_url": "https://docs.github.com/graphql/guides/forming-calls-with-graphql#authenticating-with-graphql"}
-
-
-def make_certs(d):
-    """A test CA and a leaf certificate for HOST, with the openssl CLI."""
-    ca_key, ca_crt = os.path.join(d, "ca.key"), os.path.join(d, "ca.pem")
-    key, csr, crt = (os.path.join(d, n) for n in ("leaf.key", "leaf.csr", "leaf.pem"))
-    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-    run("openssl", "req", "-x509", *ec, "-keyout", ca_key, "-out", ca_crt, "-days", "2",
-        "-subj", "/CN=corral forge API test CA")
-    run("openssl", "req", *ec, "-keyout", key, "-out", csr, "-subj", "/CN=" + HOST)
-    ext = os.path.join(d, "leaf.cnf")
-    with open(ext, "w") as f:
-        f.write(f"subjectAltName=DNS:{HOST}\nextendedKeyUsage=serverAuth\n")
-    run("openssl", "x509", "-req", "-in", csr, "-CA", ca_crt, "-CAkey", ca_key, "-CAcreateserial",
-        "-out", crt, "-days", "2", "-extfile", ext)
-    return ca_crt, crt, key
 
 
 # ------------------------------------------------------------------ the stand-in
@@ -267,68 +251,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return 200, data, {"Content-Type": "application/octet-stream"}
 
 
-# ------------------------------------------------------------------ the proxy
-
-
-class Proxy:
-    """One `corral proxy` for the forge ghe.forge.test:443; stopped with SIGTERM."""
-
-    def __init__(self, d, forge_config, logins_file, upstream_ca):
-        self.dir = os.path.join(d, "proxy")
-        for sub in ("home", "config", "state"):
-            os.makedirs(os.path.join(self.dir, sub))
-        self.log = os.path.join(self.dir, "decisions.jsonl")
-        self.session_ca = os.path.join(self.dir, "session-ca.pem")
-        forge_file = os.path.join(self.dir, "forge.json")
-        with open(forge_file, "w") as f:
-            json.dump(forge_config, f)
-        args = [CORRAL, "proxy", "--listen", "127.0.0.1:0", "--log", self.log, "--threads", "2",
-                "--hosts-line", f"127.0.0.1 {HOST}", "--allow", f"{HOST}:443",
-                "--allow-address", "127.0.0.1", "--upstream-ca-file", upstream_ca,
-                "--logins-file", logins_file, "--forge-file", forge_file,
-                "--ca-cert-out", self.session_ca]
-        env = {"PATH": os.environ["PATH"], "HOME": os.path.join(self.dir, "home"),
-               "XDG_CONFIG_HOME": os.path.join(self.dir, "config"),
-               "XDG_STATE_HOME": os.path.join(self.dir, "state")}
-        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, text=True, env=env)
-        self.stderr = []
-        while True:
-            line = self.proc.stderr.readline()
-            if not line:
-                self.proc.wait()
-                raise RuntimeError("corral proxy did not start:\n" + "".join(self.stderr))
-            self.stderr.append(line)
-            if "listening on" in line:
-                break
-        self.port = int(line.strip().rsplit(":", 1)[1])
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.drain = threading.Thread(target=lambda: self.stderr.extend(self.proc.stderr),
-                                      daemon=True)
-        self.drain.start()
-        deadline = time.monotonic() + 10
-        while not os.path.exists(self.session_ca) and time.monotonic() < deadline:
-            time.sleep(0.05)
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.drain.join(timeout=10)
-        self.proc.stderr.close()
-
-    def lines(self):
-        try:
-            with open(self.log) as f:
-                return [json.loads(l) for l in f if l.strip()]
-        except FileNotFoundError:
-            return []
-
-
 # ------------------------------------------------------------------ the test
 
 
@@ -342,7 +264,7 @@ class ForgeApi(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory(prefix="corral-forge-api-")
         d = cls.d = cls.tmp.name
-        ca, crt, key = make_certs(d)
+        ca, crt, key = make_certs(d, HOST)
         cls.server = GitHub(crt, key)
         threading.Thread(target=cls.server.serve_forever, daemon=True).start()
         authority = f"{HOST}:443"
@@ -357,7 +279,7 @@ class ForgeApi(unittest.TestCase):
         config = {"forges": [{"git_host": authority, "api_host": authority, "enterprise": True,
                               "repositories": ["me/proj"]}],
                   "protected_branches": [], "other_reads": True, "history": True}
-        cls.proxy = Proxy(d, config, cls.logins_file, ca)
+        cls.proxy = Proxy(CORRAL, d, "proxy", config, cls.logins_file, 443, ca, host=HOST)
 
     @classmethod
     def tearDownClass(cls):

@@ -27,7 +27,7 @@ import unittest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from forge_server import (  # noqa: E402  (tests/forge/forge_server.py)
-    COMMITTER, HOST, basic, basic_credentials, make_certs, read_text, run, seed_repository,
+    COMMITTER, HOST, Proxy, basic, basic_credentials, make_certs, read_text, run, seed_repository,
     start_forge)
 
 CORRAL = None
@@ -49,77 +49,6 @@ def authorize(owner, name, write, creds):
 
 
 # ------------------------------------------------------------------ the proxy
-
-
-class Proxy:
-    """One `corral proxy` for the forge; stopped with SIGTERM."""
-
-    def __init__(self, d, name, forge_config, logins_file, server_port, upstream_ca, watched=False):
-        self.dir = os.path.join(d, name)
-        for sub in ("home", "config", "state"):
-            os.makedirs(os.path.join(self.dir, sub))
-        self.log = os.path.join(self.dir, "decisions.jsonl")
-        self.session_ca = os.path.join(self.dir, "session-ca.pem")
-        forge_file = os.path.join(self.dir, "forge.json")
-        with open(forge_file, "w") as f:
-            json.dump(forge_config, f)
-        args = [CORRAL, "proxy", "--listen", "127.0.0.1:0", "--log", self.log, "--threads", "2",
-                "--hosts-line", f"127.0.0.1 {HOST}", "--allow", f"{HOST}:{server_port}",
-                "--allow-address", "127.0.0.1", "--upstream-ca-file", upstream_ca,
-                "--logins-file", logins_file, "--forge-file", forge_file,
-                "--ca-cert-out", self.session_ca]
-        if watched:
-            args.append("--watched")
-        env = {"PATH": os.environ["PATH"], "HOME": os.path.join(self.dir, "home"),
-               "XDG_CONFIG_HOME": os.path.join(self.dir, "config"),
-               "XDG_STATE_HOME": os.path.join(self.dir, "state")}
-        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, text=True, env=env)
-        self.stderr = []
-        while True:
-            line = self.proc.stderr.readline()
-            if not line:
-                self.proc.wait()
-                raise RuntimeError("corral proxy did not start:\n" + "".join(self.stderr))
-            self.stderr.append(line)
-            if "listening on" in line:
-                break
-        self.port = int(line.strip().rsplit(":", 1)[1])
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.drain = threading.Thread(target=lambda: self.stderr.extend(self.proc.stderr),
-                                      daemon=True)
-        self.drain.start()
-        deadline = time.monotonic() + 10
-        while not os.path.exists(self.session_ca) and time.monotonic() < deadline:
-            time.sleep(0.05)
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.drain.join(timeout=10)
-        self.proc.stderr.close()
-
-    def lines(self):
-        try:
-            with open(self.log) as f:
-                return [json.loads(l) for l in f if l.strip()]
-        except FileNotFoundError:
-            return []
-
-    def memory_kib(self, field):
-        with open(f"/proc/{self.proc.pid}/status") as f:
-            for line in f:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-        raise AssertionError(f"no {field} in /proc/{self.proc.pid}/status")
-
-
-# ------------------------------------------------------------------ the test
 
 
 class ForgeGit(unittest.TestCase):
@@ -161,7 +90,7 @@ class ForgeGit(unittest.TestCase):
         config = {"forges": [{"git_host": cls.authority, "api_host": "",
                               "repositories": ["me/proj"]}],
                   "protected_branches": [], "other_reads": other_reads, "history": True}
-        proxy = Proxy(cls.d, name, config, cls.logins_file, cls.server.port, cls.ca, watched)
+        proxy = Proxy(CORRAL, cls.d, name, config, cls.logins_file, cls.server.port, cls.ca, watched)
         cls.proxies.append(proxy)
         return proxy
 

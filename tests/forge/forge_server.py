@@ -6,8 +6,10 @@ Used by forge_git_test.py (a `corral proxy` on this machine) and
 forge_session_test.py (whole boxed sessions)."""
 import base64
 import http.server
+import json
 import os
 import socket
+import signal
 import ssl
 import subprocess
 import threading
@@ -24,17 +26,17 @@ def run(*args, **kw):
     return subprocess.run(args, check=True, capture_output=True, text=True, **kw)
 
 
-def make_certs(d):
-    """A test CA and a leaf certificate for HOST, with the openssl CLI."""
+def make_certs(d, host=HOST):
+    """A test CA and a leaf certificate for `host`, with the openssl CLI."""
     ca_key, ca_crt = os.path.join(d, "ca.key"), os.path.join(d, "ca.pem")
     key, csr, crt = (os.path.join(d, n) for n in ("leaf.key", "leaf.csr", "leaf.pem"))
     ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
     run("openssl", "req", "-x509", *ec, "-keyout", ca_key, "-out", ca_crt, "-days", "2",
         "-subj", "/CN=corral forge test CA")
-    run("openssl", "req", *ec, "-keyout", key, "-out", csr, "-subj", "/CN=" + HOST)
+    run("openssl", "req", *ec, "-keyout", key, "-out", csr, "-subj", "/CN=" + host)
     ext = os.path.join(d, "leaf.cnf")
     with open(ext, "w") as f:
-        f.write(f"subjectAltName=DNS:{HOST}\nextendedKeyUsage=serverAuth\n")
+        f.write(f"subjectAltName=DNS:{host}\nextendedKeyUsage=serverAuth\n")
     run("openssl", "x509", "-req", "-in", csr, "-CA", ca_crt, "-CAkey", ca_key, "-CAcreateserial",
         "-out", crt, "-days", "2", "-extfile", ext)
     return ca_crt, crt, key
@@ -347,3 +349,75 @@ def seed_repository(seed_dir, bare, commits, branches=(), env=None):
         run("git", "-C", seed_dir, "checkout", "-q", "main", env=env)
     run("git", "clone", "-q", "--bare", seed_dir, bare, env=env)
     run("git", "--git-dir", bare, "config", "http.receivepack", "true", env=env)
+
+
+class Proxy:
+    """One `corral proxy` for a forge on `host`:`server_port`; stopped with SIGTERM."""
+
+    def __init__(self, corral, d, name, forge_config, logins_file, server_port, upstream_ca,
+                 watched=False, host=HOST):
+        self.dir = os.path.join(d, name)
+        for sub in ("home", "config", "state"):
+            os.makedirs(os.path.join(self.dir, sub))
+        self.log = os.path.join(self.dir, "decisions.jsonl")
+        self.session_ca = os.path.join(self.dir, "session-ca.pem")
+        forge_file = os.path.join(self.dir, "forge.json")
+        with open(forge_file, "w") as f:
+            json.dump(forge_config, f)
+        args = [corral, "proxy", "--listen", "127.0.0.1:0", "--log", self.log, "--threads", "2",
+                "--hosts-line", f"127.0.0.1 {host}", "--allow", f"{host}:{server_port}",
+                "--allow-address", "127.0.0.1", "--upstream-ca-file", upstream_ca,
+                "--logins-file", logins_file, "--forge-file", forge_file,
+                "--ca-cert-out", self.session_ca]
+        if watched:
+            args.append("--watched")
+        env = {"PATH": os.environ["PATH"], "HOME": os.path.join(self.dir, "home"),
+               "XDG_CONFIG_HOME": os.path.join(self.dir, "config"),
+               "XDG_STATE_HOME": os.path.join(self.dir, "state")}
+        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, text=True, env=env)
+        self.stderr = []
+        while True:
+            line = self.proc.stderr.readline()
+            if not line:
+                self.proc.wait()
+                raise RuntimeError("corral proxy did not start:\n" + "".join(self.stderr))
+            self.stderr.append(line)
+            if "listening on" in line:
+                break
+        self.port = int(line.strip().rsplit(":", 1)[1])
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.drain = threading.Thread(target=lambda: self.stderr.extend(self.proc.stderr),
+                                      daemon=True)
+        self.drain.start()
+        deadline = time.monotonic() + 10
+        while not os.path.exists(self.session_ca) and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.drain.join(timeout=10)
+        self.proc.stderr.close()
+
+    def lines(self):
+        try:
+            with open(self.log) as f:
+                return [json.loads(l) for l in f if l.strip()]
+        except FileNotFoundError:
+            return []
+
+    def memory_kib(self, field):
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+        raise AssertionError(f"no {field} in /proc/{self.proc.pid}/status")
+
+
+# ------------------------------------------------------------------ the test
