@@ -21,6 +21,10 @@ ssh-to-HTTPS rewrite is checked in `corral run --print` of a second project.
 2. Somebody watching (the heartbeat): the same force push goes through.
 3. The network mode (CORRAL_ENGINE_MODE=network): the proxy sidecar, on the
    engine host's network, reaches the loopback forge and refuses the force push.
+4. Review mode (`corral run --review`, nobody watching): the box on an overlay
+   of the project clones, pushes a new branch, and its force push rewriting it
+   is refused ([remote rejected], corral); the forge holds the allowed push
+   only, and `corral report --json` lists the refusal under forge_refused.
 
 Usage: forge_session_test.py docker|podman CORRAL SHIM
 """
@@ -44,6 +48,21 @@ from forge_server import COMMITTER, HOST, run, make_certs, seed_repository, star
 ENGINE, CORRAL, SHIM = sys.argv[1], sys.argv[2], sys.argv[3]
 SOCKET = os.environ.get("CORRAL_TEST_ENGINE_SOCKET") or f"/run/corral-test/{ENGINE}.sock"
 RESULTS = {"pass": 0, "fail": 0}
+
+
+# Review mode's agent (part 4): forge_agent.sh's push and force push of a new
+# branch, each step's exit code and output on stdout ("=== STEP CODE").
+REVIEW_AGENT = r"""
+export GIT_AUTHOR_NAME=agent GIT_AUTHOR_EMAIL=agent@box GIT_COMMITTER_NAME=agent \
+  GIT_COMMITTER_EMAIL=agent@box GIT_TERMINAL_PROMPT=0
+step() { name=$1; shift; o=$(bash -c "$1" 2>&1); echo "=== $name $?"; echo "$o"; }
+step clone "git clone -q https://FORGE/me/proj.git /tmp/c && git -C /tmp/c rev-parse HEAD"
+step push "cd /tmp/c && git checkout -qb review && git commit -q --allow-empty -m review \
+  && echo PUSHED \$(git rev-parse HEAD) && git push origin review"
+step force "cd /tmp/c && git reset -q --hard HEAD~1 && git commit -q --allow-empty -m rewrite \
+  && git push -f origin review"
+echo REVIEW-DONE
+"""
 
 
 def check(ok, what, detail=""):
@@ -384,6 +403,57 @@ def main():
         check(session_id and api.session_objects(session_id) == [],
               f"network: nothing of session {session_id} is left on the engine",
               api.session_objects(session_id) if session_id else events[:1])
+
+        # 4. Review mode (nobody watching): the box on an overlay copy of the
+        # project; the proxy still judges its pushes. The agent prints each
+        # step's exit code and stderr (it writes nothing in the project, so
+        # no branch is left).
+        before = forge.refs("me/proj")
+        record = work / "review.jsonl"
+        mark = forge.mark()
+        agent = REVIEW_AGENT.replace("FORGE", forge.authority)
+        try:
+            r = subprocess.run(
+                [CORRAL, "run", "--review", "--headless", "--json-events", str(record), "--",
+                 "/bin/sh", "-c", agent],
+                cwd=proj, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                timeout=120)
+            code, stdout, stderr = r.returncode, r.stdout, r.stderr
+        except subprocess.TimeoutExpired as e:
+            code, stdout, stderr = ("timeout", (e.stdout or b"").decode(errors="replace"),
+                                    (e.stderr or b"").decode(errors="replace"))
+        print("  corral stderr (review): " + stderr.strip().replace("\n", "\n  "), flush=True)
+        steps = {n: (c, t) for n, c, t in
+                 re.findall(r"^=== (\w+) (\S+)$\n(.*?)(?=^=== |\Z)", stdout, re.M | re.S)}
+        check(code == 0 and "REVIEW-DONE" in stdout
+              and "review mode: the box works on an overlay of the project" in stderr,
+              "review: the session ran in review mode, the agent to its end",
+              f"exit {code}: {stdout[-800:]} {stderr[-800:]}")
+        c, text = steps.get("clone", ("missing", ""))
+        check(c == "0" and main_sha in text, "review: git clone over HTTPS through the proxy",
+              f"exit {c} {text!r}")
+        c, text = steps.get("push", ("missing", ""))
+        pushed = re.search(r"^PUSHED ([0-9a-f]{40})$", text, re.M)
+        check(c == "0" and "[new branch]" in text and pushed,
+              "review: a push of a new branch goes through", f"exit {c} {text!r}")
+        c, text = steps.get("force", ("missing", ""))
+        check(refused_push(c, text) and "not a fast-forward" in text,
+              "review: `git push -f` rewriting it is refused: [remote rejected] (corral: ...)",
+              f"exit {c} {text!r}")
+        check(pushed and forge.refs("me/proj") == dict(before, review=pushed.group(1)),
+              "review: me/proj holds the allowed push only", forge.refs("me/proj"))
+        check([e["complete"] for e in receive_packs(forge.seen(mark))] == [True, False],
+              "review: the forge never got the refused push whole",
+              receive_packs(forge.seen(mark)))
+        events = load_events(record)
+        session_id = next((e["session"] for e in events if e.get("event") == "session_started"), "")
+        rep, r = report(session_id, env)
+        refusals = rep.get("forge_refused", [])
+        check([(f.get("rule"), f.get("repository"), f.get("path")) for f in refusals]
+              == [("history", "me/proj", "/me/proj.git/git-receive-pack")]
+              and "not a fast-forward" in refusals[0].get("reason", ""),
+              "review: corral report --json lists the refused push in forge_refused",
+              json.dumps(refusals)[:1500] + r.stderr)
     finally:
         if forge:
             forge.stop()
