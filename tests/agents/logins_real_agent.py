@@ -17,11 +17,11 @@ The session's steps:
  2. a plain request to other.test:PORT2 (allowed), which reaches it;
  3. the same with the stand-in in a header: 403, and other.test gets nothing.
 Then: the model saw the real key, the record has the refusal, `corral inbox`
-has it; git ls-remote in the box, with GH_TOKEN a stand-in, reaches a git host
+has it; git ls-remote in the box, with GH_ENTERPRISE_TOKEN a stand-in (GH_HOST names it), reaches a git host
 over HTTPS (lighttpd, git http-backend) that takes only the real token. Next, a
 model whose certificate comes from another CA: the proxy refuses it (502) and
 nothing reaches the model. Claude's first session runs again in the network mode
-(CORRAL_ENGINE_MODE=network): the proxy sidecar holds the key and GH_TOKEN, and
+(CORRAL_ENGINE_MODE=network): the proxy sidecar holds the key and GH_ENTERPRISE_TOKEN, and
 the same search finds no real byte of them in the box.
 
 Last, for Claude Code, a subscription login: ~/.claude/.credentials.json with
@@ -207,7 +207,9 @@ def https_session(session, test_ca, model_tls, label=None):
     (session.proj / "marker.txt").write_text(marker + "\n")
     other = Origin()
     # A git host over HTTPS (GH_HOST, GitHub Enterprise's way) that takes only
-    # the real GitHub token as the password of Basic credentials.
+    # the real enterprise token as the password of Basic credentials. As gh
+    # reads them, GH_ENTERPRISE_TOKEN belongs to $GH_HOST (GH_TOKEN to
+    # github.com alone: docs/forge.md, "Which token goes where").
     gh_token = "ghp_" + secrets.token_urlsafe(27).replace("-", "x").replace("_", "y")
     make_leaf(session.work, (test_ca, test_ca.with_suffix(".key")), "git.test", "git")
     git_pem = session.work / "git.pem"
@@ -230,7 +232,7 @@ def https_session(session, test_ca, model_tls, label=None):
     try:
         model, r, seconds = session.run_agent(steps, timeout=1800, tls=model_tls,
                                               network=network, key=key,
-                                              passed={"GH_TOKEN": gh_token,
+                                              passed={"GH_ENTERPRISE_TOKEN": gh_token,
                                                       "GH_HOST": f"git.test:{git_port}"})
     finally:
         other.stop()
@@ -256,8 +258,8 @@ def https_session(session, test_ca, model_tls, label=None):
           f"{label} over https: the record shows the proxy added {variable} for model.test",
           json.dumps(model_logins[-1:]))
     check(sorted({(e.get("host"), e.get("login")) for e in logins})
-          == [("git.test", "GH_TOKEN"), ("model.test", variable)],
-          f"{label} over https: the proxy added logins only there, and GH_TOKEN for git.test",
+          == [("git.test", "GH_ENTERPRISE_TOKEN"), ("model.test", variable)],
+          f"{label} over https: the proxy added logins only there, and GH_ENTERPRISE_TOKEN for git.test",
           sorted({(e.get("host"), e.get("login")) for e in logins}))
     results = session.results(model)
     check(sorted(results) == [0, 1, 2, 3], f"{label} over https: sent back a result for each step",
@@ -265,7 +267,8 @@ def https_session(session, test_ca, model_tls, label=None):
     git = results.get(3, "")
     check("refs/heads/main" in git,
           f"{label}: git over HTTPS in the box reached a git host that takes only the real "
-          "GitHub token (the box held a stand-in in GH_TOKEN; the proxy added the token)", git[-600:])
+          "enterprise token (the box held a stand-in in GH_ENTERPRISE_TOKEN; the proxy added the token)",
+          git[-600:])
     found = sections(results.get(0, ""))
     files = found.get("FILES", [])
     check("END" in found and any(line.endswith(f"/marker.txt {len(marker)}") for line in files),

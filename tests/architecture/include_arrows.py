@@ -21,7 +21,8 @@ import tempfile
 LAUNCHER_FLOOR = ["launcher", "policy/config", "base"]
 POLICY = ["policy/shell", "policy/matcher", "policy/network", "policy/config",
           "policy/presence", "policy/inbox", "policy/oracle"]
-NETFILTER_ROOMS = ["netfilter/http", "netfilter/rules", "netfilter/tls", "netfilter/logins", "netfilter/forge"]
+NETFILTER_ROOMS = ["netfilter/http", "netfilter/rules", "netfilter/tls", "netfilter/logins", "netfilter/forge",
+                   "netfilter/requests"]
 LAUNCHER_ROOMS = ["launcher/plan", "launcher/render", "launcher/engine", "launcher/session",
                   "launcher/network_mode", "launcher/agents", "launcher/autorun",
                   "launcher/hold", "launcher/doctor", "launcher/config_import",
@@ -46,6 +47,7 @@ ROOMS = {
     "netfilter/tls": {"uses": ["netfilter/rules", "base"]},
     "netfilter/logins": {"uses": ["netfilter/http", "netfilter/rules", "base"]},
     "netfilter/forge": {"uses": ["base"]},  # pure judgements over bytes
+    "netfilter/requests": {"uses": ["base"]},  # registries read-only, network.rules
     "netfilter": {"uses": NETFILTER_ROOMS + ["policy/config", "policy/network", "base"]},
     "images/shell": {"uses": []},  # C, libc only
     "images/shim": {"uses": ["images/shell", "policy/matcher", "base"]},
