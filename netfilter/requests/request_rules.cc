@@ -13,8 +13,6 @@ namespace {
 
 using K = RegistryKind;
 
-constexpr std::array<std::string_view, 5> kKindNames = {"npm", "pypi", "crates", "rubygems", "go"};
-
 const std::vector<RegistryHost>& BuiltIns() {
   static const std::vector<RegistryHost> kBuiltIn = {
       RegistryHost{"registry.npmjs.org", K::kNpm},
@@ -69,7 +67,7 @@ std::optional<Verdict> SmugglingShape(std::string_view host, std::string_view me
                                       std::string_view target,
                                       std::span<const HeaderField> headers) {
   std::string what = Request(method, target, host);
-  if (!IsToken(method)) return Refused("method", what + ": the method is not an HTTP token");
+  if (!IsHttpToken(method)) return Refused("method", what + ": the method is not an HTTP token");
   if (target.empty() || target[0] != '/') {
     return Refused("request-target", what +
                                          ": the target is not a path; a judged host is sent "
@@ -156,37 +154,12 @@ std::vector<std::string> SplitPath(std::string_view path) {
 
 }  // namespace
 
-std::string_view RegistryKindName(RegistryKind kind) { return kKindNames[static_cast<int>(kind)]; }
-
-std::optional<RegistryKind> RegistryKindNamed(std::string_view name) {
-  for (std::size_t i = 0; i < kKindNames.size(); ++i) {
-    if (kKindNames[i] == name) return static_cast<RegistryKind>(i);
-  }
-  return std::nullopt;
-}
-
 const std::vector<RegistryHost>& BuiltInRegistries() { return BuiltIns(); }
-
-Result<void> CheckPublishEntry(std::string_view entry) {
-  if (RegistryKindNamed(entry)) return Ok();
-  std::string_view kinds = "npm, pypi, crates, rubygems, go";
-  if (entry.find('.') == std::string_view::npos) {
-    std::string near = Nearest(entry, kKindNames);
-    return Error(Quoted(entry) + " is not a registry kind (" + std::string(kinds) + ") or host" +
-                 (near.empty() ? "" : "; did you mean " + near + "?"));
-  }
-  auto probe = ParseRule(std::string(entry) + " GET /");
-  if (!probe || probe->wildcard || probe->port || probe->host != entry) {
-    return Error(Quoted(entry) + " is not a registry kind (" + std::string(kinds) +
-                 ") or a registry's host name in lower case, without port or '*'");
-  }
-  return Ok();
-}
 
 Result<std::shared_ptr<const RequestRules>> RequestRules::Make(RequestRulesConfig config) {
   std::shared_ptr<RequestRules> made(new RequestRules());
   for (const std::string& text : config.rules) {
-    auto rule = ParseRule(text);
+    auto rule = ParseRequestRule(text);
     if (!rule) return rule.error().Context("network.rules " + Quoted(text));
     made->rules_.push_back(std::move(*rule));
   }

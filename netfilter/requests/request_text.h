@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "policy/network/network.h"
 
 namespace corral::netfilter::requests {
 
@@ -16,8 +17,8 @@ std::string Quoted(std::string_view text);
 std::string AsciiLower(std::string_view text);
 bool EqualsIgnoringCase(std::string_view a, std::string_view b);
 
-// An RFC 9110 token (a method, a header's name).
-bool IsToken(std::string_view text);
+// An RFC 9110 token (a method, a header's name): policy/'s.
+using policy::IsHttpToken;
 
 // The path of an origin-form target as a server resolves it: %-escapes
 // decoded, dot segments and doubled slashes resolved, empty segments gone.

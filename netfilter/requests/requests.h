@@ -15,36 +15,20 @@
 #include <vector>
 
 #include "base/result.h"
+#include "policy/network/network.h"
 
 namespace corral::netfilter::requests {
 
 // ---------------------------------------------------------------- rules
 
-// One item of network.rules, e.g. "deny api.internal.example DELETE /**".
-struct Rule {
-  std::string text;  // as written, for the log's `rule` and messages
-  bool deny = false;
-  std::string host;                  // lower case; for a wildcard the suffix without "*."
-  bool wildcard = false;             // "*.host": subdomains at any depth, never the apex
-  std::optional<uint16_t> port;      // none: any port
-  std::vector<std::string> methods;  // upper case; empty: any method ("*")
-  // The path's segments ("/v1/**" -> {"v1", "**"}); a segment may hold '*'
-  // (any characters within it) or be "**" (any number of whole segments).
-  // A rule judges the path only, never the query.
-  std::vector<std::string> path;
-};
-
-// Checks one rule's text. The error says what is wrong and what to write
-// instead; the config's loader adds file:line:column.
-Result<Rule> ParseRule(std::string_view text);
-
-// ---------------------------------------------------------------- registries
-
-enum class RegistryKind { kNpm, kPypi, kCrates, kRubygems, kGo };
-
-// "npm", "pypi", "crates", "rubygems", "go": the names registries.publish uses.
-std::string_view RegistryKindName(RegistryKind kind);
-std::optional<RegistryKind> RegistryKindNamed(std::string_view name);
+// network.rules' items and registries.publish's, read by policy/'s rules
+// (network_request_rule.cc), which the config is checked with.
+using policy::CheckPublishEntry;
+using policy::ParseRequestRule;
+using policy::RegistryKind;
+using policy::RegistryKindName;
+using policy::RegistryKindNamed;
+using Rule = policy::RequestRule;
 
 // A registry host read from the user's tool config (~/.npmrc, pip.conf,
 // ~/.cargo/config.toml, GOPROXY), with the kind of tool that named it.
@@ -56,10 +40,6 @@ struct RegistryHost {
 // The registry hosts corral allows by default (network.allowed_domains'
 // default), each with its kind.
 const std::vector<RegistryHost>& BuiltInRegistries();
-
-// One entry of registries.publish: a kind or a host name. For the loader's
-// per-item check; the error says which kinds there are.
-Result<void> CheckPublishEntry(std::string_view entry);
 
 // ---------------------------------------------------------------- the judge
 

@@ -96,9 +96,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, std::size_t size) {
 
   // Every line as a rule's text: an accepted rule is accepted again as written.
   for (std::string_view line : lines) {
-    auto rule = ParseRule(line);
+    auto rule = ParseRequestRule(line);
     if (rule) {
-      auto again = ParseRule(rule->text);
+      auto again = ParseRequestRule(rule->text);
       Check(again.ok() && again->path == rule->path && again->methods == rule->methods);
     } else {
       Check(!rule.error().message.empty());

@@ -64,6 +64,8 @@ struct NetworkPolicy {
   int connect_timeout_seconds = 10;
   int idle_timeout_seconds = 600;
   int max_tunnels = 4096;
+  std::vector<std::string> rules;    // network.rules: "[allow|deny] HOST METHODS PATH"
+  std::vector<std::string> publish;  // registries.publish: kinds or hosts
 };
 
 // The project's git host and forge API (docs/forge.md): which repositories

@@ -43,6 +43,13 @@ Result<void> CaFile(const std::string& path) {
   return Ok();
 }
 
+Result<void> RequestRuleEntry(const std::string& text) {
+  if (auto rule = ParseRequestRule(text); !rule) return rule.error();
+  return Ok();
+}
+
+Result<void> PublishEntry(const std::string& text) { return CheckPublishEntry(text); }
+
 // A repository of forge.repositories as the proxy compares it: owner/name
 // (GitLab: group/sub/name), each part letters, digits, '.', '_' or '-'.
 Result<void> RepositoryEntry(const std::string& text) {
@@ -127,6 +134,12 @@ const std::vector<KeySpec>& Keys() {
       {"network.upstream_ca_file", K::kString, R"("")", "CORRAL_UPSTREAM_CA_FILE",
        "CA certificates (PEM) the proxy checks login hosts' certificates against when it ends "
        "TLS for them (\"\": the host's bundle; docs/logins.md)", {}, CaFile},
+      {"network.rules", K::kStringList, "[]", "",
+       "Rules per host, each '[allow|deny] HOST METHODS PATH' (e.g. 'api.internal.example GET /v1/**'): "
+       "a host with rules is reached only for what they allow (docs/configuration.md)", {}, RequestRuleEntry},
+      {"registries.publish", K::kStringList, "[]", "",
+       "Registries the box may publish to (npm, pypi, crates, rubygems, go, or a host); the others are "
+       "read-only", {}, PublishEntry},
       {"network.head_timeout_seconds", K::kInt, "10", "",
        "Seconds a client has to send a whole request head (408 past it)", {}},
       {"network.connect_timeout_seconds", K::kInt, "10", "",

@@ -58,6 +58,8 @@ Result<Policy> BuildPolicy(std::map<std::string, Setting> settings) {
   p.network.connect_timeout_seconds = r.Int("network.connect_timeout_seconds");
   p.network.idle_timeout_seconds = r.Int("network.idle_timeout_seconds");
   p.network.max_tunnels = r.Int("network.max_tunnels");
+  p.network.rules = r.List("network.rules");
+  p.network.publish = r.List("registries.publish");
 
   p.forge.repositories = r.List("forge.repositories");
   p.forge.protected_branches = r.List("forge.protected_branches");

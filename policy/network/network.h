@@ -83,4 +83,36 @@ using HostsTable = std::unordered_map<std::string, std::vector<IpAddress>>;
 Result<HostsTable> ParseHosts(std::string_view text);
 Result<HostsTable> ReadHostsFile(const std::string& path);
 
+// One item of network.rules (the proxy judges requests with them,
+// netfilter/requests/), e.g. "deny api.internal.example DELETE /**".
+struct RequestRule {
+  std::string text;  // as written, for the log's `rule` and messages
+  bool deny = false;
+  std::string host;                  // lower case; for a wildcard the suffix without "*."
+  bool wildcard = false;             // "*.host": subdomains at any depth, never the apex
+  std::optional<uint16_t> port;      // none: any port
+  std::vector<std::string> methods;  // upper case; empty: any method ("*")
+  // The path's segments ("/v1/**" -> {"v1", "**"}); a segment may hold '*'
+  // (any characters within it) or be "**" (any number of whole segments).
+  // A rule judges the path only, never the query.
+  std::vector<std::string> path;
+};
+
+// Checks one rule's text. The error says what is wrong and what to write
+// instead; the config's loader adds file:line:column.
+Result<RequestRule> ParseRequestRule(std::string_view text);
+
+enum class RegistryKind { kNpm, kPypi, kCrates, kRubygems, kGo };
+
+// "npm", "pypi", "crates", "rubygems", "go": the names registries.publish uses.
+std::string_view RegistryKindName(RegistryKind kind);
+std::optional<RegistryKind> RegistryKindNamed(std::string_view name);
+
+// An RFC 9110 token (a method, a header's name).
+bool IsHttpToken(std::string_view text);
+
+// One entry of registries.publish: a kind or a registry's host name. The
+// error says which kinds there are.
+Result<void> CheckPublishEntry(std::string_view entry);
+
 }  // namespace corral::policy

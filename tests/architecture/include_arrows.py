@@ -47,7 +47,7 @@ ROOMS = {
     "netfilter/tls": {"uses": ["netfilter/rules", "base"]},
     "netfilter/logins": {"uses": ["netfilter/http", "netfilter/rules", "base"]},
     "netfilter/forge": {"uses": ["base"]},  # pure judgements over bytes
-    "netfilter/requests": {"uses": ["base"]},  # registries read-only, network.rules
+    "netfilter/requests": {"uses": ["policy/network", "base"]},  # registries read-only, network.rules
     "netfilter": {"uses": NETFILTER_ROOMS + ["policy/config", "policy/network", "base"]},
     "images/shell": {"uses": []},  # C, libc only
     "images/shim": {"uses": ["images/shell", "policy/matcher", "base"]},

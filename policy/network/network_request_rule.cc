@@ -1,14 +1,39 @@
-// network.rules' items: "[allow|deny] HOST METHODS PATH".
+// network.rules' items: "[allow|deny] HOST METHODS PATH" (the proxy judges
+// requests with them: netfilter/requests/), and registries.publish's.
 #include <algorithm>
 #include <array>
 #include <cstddef>
 
 #include "base/strings.h"
-#include "netfilter/requests/request_text.h"
-#include "netfilter/requests/requests.h"
+#include "policy/network/network.h"
 
-namespace corral::netfilter::requests {
+namespace corral::policy {
 namespace {
+
+// `text` in quotes for a message: bytes that are not printable ASCII as \xNN,
+// and cut short, since it may come from anyone.
+std::string Quoted(std::string_view text) {
+  constexpr std::size_t kShown = 120;
+  std::string out = "'";
+  for (std::size_t i = 0; i < text.size() && i < kShown; ++i) {
+    auto byte = static_cast<unsigned char>(text[i]);
+    if (byte >= 0x20 && byte < 0x7f) {
+      out += text[i];
+    } else {
+      out += "\\x";
+      out += "0123456789abcdef"[byte >> 4];
+      out += "0123456789abcdef"[byte & 15];
+    }
+  }
+  return out + (text.size() > kShown ? "...'" : "'");
+}
+
+std::string AsciiLower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  return out;
+}
+
 
 constexpr std::string_view kForm =
     "a rule is written '[allow|deny] HOST METHODS PATH', e.g. 'api.example.com GET,HEAD /v1/**'";
@@ -33,7 +58,7 @@ std::vector<std::string_view> Fields(std::string_view text) {
   return out;
 }
 
-Result<void> ParseHost(std::string_view text, Rule& rule) {
+Result<void> ParseHost(std::string_view text, RequestRule& rule) {
   if (text.find("://") != std::string_view::npos) {
     return Error("the host " + Quoted(text) +
                  " is a URL; write the host name alone, e.g. 'api.example.com'");
@@ -86,7 +111,7 @@ Result<void> ParseHost(std::string_view text, Rule& rule) {
   return Ok();
 }
 
-Result<void> ParseMethods(std::string_view text, Rule& rule) {
+Result<void> ParseMethods(std::string_view text, RequestRule& rule) {
   if (text == "*") return Ok();
   for (std::size_t start = 0; start <= text.size();) {
     std::size_t comma = text.find(',', start);
@@ -101,7 +126,7 @@ Result<void> ParseMethods(std::string_view text, Rule& rule) {
     if (method == "*") {
       return Error("'*' stands alone for every method; write '*' or a list such as 'GET,HEAD'");
     }
-    if (!IsToken(method)) {
+    if (!IsHttpToken(method)) {
       return Error(Quoted(method) +
                    " is not an HTTP method: a method is letters such as GET or POST");
     }
@@ -126,7 +151,7 @@ Result<void> ParseMethods(std::string_view text, Rule& rule) {
   return Ok();
 }
 
-Result<void> ParsePath(std::string_view text, Rule& rule) {
+Result<void> ParsePath(std::string_view text, RequestRule& rule) {
   if (text.empty() || text[0] != '/') {
     return Error("the path " + Quoted(text) +
                  " does not start with '/': a path starts with '/', e.g. '/v1/**'");
@@ -179,8 +204,8 @@ Result<void> ParsePath(std::string_view text, Rule& rule) {
 
 }  // namespace
 
-Result<Rule> ParseRule(std::string_view text) {
-  Rule rule;
+Result<RequestRule> ParseRequestRule(std::string_view text) {
+  RequestRule rule;
   rule.text = std::string(Trim(text));
   std::vector<std::string_view> fields = Fields(text);
   if (fields.size() == 4) {
@@ -201,4 +226,42 @@ Result<Rule> ParseRule(std::string_view text) {
   return rule;
 }
 
-}  // namespace corral::netfilter::requests
+namespace {
+constexpr std::array<std::string_view, 5> kKindNames = {"npm", "pypi", "crates", "rubygems", "go"};
+}  // namespace
+
+std::string_view RegistryKindName(RegistryKind kind) { return kKindNames[static_cast<int>(kind)]; }
+
+std::optional<RegistryKind> RegistryKindNamed(std::string_view name) {
+  for (std::size_t i = 0; i < kKindNames.size(); ++i) {
+    if (kKindNames[i] == name) return static_cast<RegistryKind>(i);
+  }
+  return std::nullopt;
+}
+
+Result<void> CheckPublishEntry(std::string_view entry) {
+  if (RegistryKindNamed(entry)) return Ok();
+  std::string_view kinds = "npm, pypi, crates, rubygems, go";
+  if (entry.find('.') == std::string_view::npos) {
+    std::string near = Nearest(entry, kKindNames);
+    return Error(Quoted(entry) + " is not a registry kind (" + std::string(kinds) + ") or host" +
+                 (near.empty() ? "" : "; did you mean " + near + "?"));
+  }
+  auto probe = ParseRequestRule(std::string(entry) + " GET /");
+  if (!probe || probe->wildcard || probe->port || probe->host != entry) {
+    return Error(Quoted(entry) + " is not a registry kind (" + std::string(kinds) +
+                 ") or a registry's host name in lower case, without port or '*'");
+  }
+  return Ok();
+}
+
+bool IsHttpToken(std::string_view text) {
+  if (text.empty()) return false;
+  for (char c : text) {
+    bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (!alnum && std::string_view("!#$%&'*+-.^_`|~").find(c) == std::string_view::npos) return false;
+  }
+  return true;
+}
+
+}  // namespace corral::policy

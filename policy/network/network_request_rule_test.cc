@@ -1,12 +1,12 @@
 #include <gtest/gtest.h>
 
-#include "netfilter/requests/requests.h"
+#include "policy/network/network.h"
 
-namespace corral::netfilter::requests {
+namespace corral::policy {
 namespace {
 
 TEST(ParseRuleTest, Forms) {
-  auto rule = ParseRule("api.internal.example GET,HEAD /v1/**");
+  auto rule = ParseRequestRule("api.internal.example GET,HEAD /v1/**");
   ASSERT_TRUE(rule.ok()) << rule.error().message;
   EXPECT_FALSE(rule->deny);
   EXPECT_EQ(rule->host, "api.internal.example");
@@ -14,23 +14,23 @@ TEST(ParseRuleTest, Forms) {
   EXPECT_EQ(rule->path, (std::vector<std::string>{"v1", "**"}));
   EXPECT_EQ(rule->text, "api.internal.example GET,HEAD /v1/**");
 
-  auto deny = ParseRule("  deny  API.Internal.Example  DELETE  /** ");
+  auto deny = ParseRequestRule("  deny  API.Internal.Example  DELETE  /** ");
   ASSERT_TRUE(deny.ok()) << deny.error().message;
   EXPECT_TRUE(deny->deny);
   EXPECT_EQ(deny->host, "api.internal.example");
 
-  auto wildcard = ParseRule("allow *.corp.example:8443 * /graphql");
+  auto wildcard = ParseRequestRule("allow *.corp.example:8443 * /graphql");
   ASSERT_TRUE(wildcard.ok()) << wildcard.error().message;
   EXPECT_TRUE(wildcard->wildcard);
   EXPECT_EQ(wildcard->host, "corp.example");
   EXPECT_EQ(wildcard->port, 8443);
   EXPECT_TRUE(wildcard->methods.empty());
 
-  auto root = ParseRule("h.example GET /");
+  auto root = ParseRequestRule("h.example GET /");
   ASSERT_TRUE(root.ok());
   EXPECT_TRUE(root->path.empty());
-  EXPECT_TRUE(ParseRule("h.example GET /v1/*.json").ok());
-  EXPECT_TRUE(ParseRule("h.example PROPFIND /dav/**").ok());
+  EXPECT_TRUE(ParseRequestRule("h.example GET /v1/*.json").ok());
+  EXPECT_TRUE(ParseRequestRule("h.example PROPFIND /dav/**").ok());
 }
 
 struct BadRule {
@@ -71,7 +71,7 @@ TEST(ParseRuleTest, Errors) {
       {"h..example GET /", "not a host name"},
   };
   for (const BadRule& c : cases) {
-    auto rule = ParseRule(c.text);
+    auto rule = ParseRequestRule(c.text);
     ASSERT_FALSE(rule.ok()) << c.text;
     EXPECT_NE(rule.error().message.find(c.message_has), std::string::npos)
         << c.text << " -> " << rule.error().message;
@@ -79,4 +79,4 @@ TEST(ParseRuleTest, Errors) {
 }
 
 }  // namespace
-}  // namespace corral::netfilter::requests
+}  // namespace corral::policy
