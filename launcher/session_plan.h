@@ -204,12 +204,17 @@ struct SessionPlan {
   std::map<std::string, std::optional<std::string>> box_login_files;  // by host path
   std::vector<PublishedPort> published;  // corral run --publish
   ForgePlan forge;
+  // Allowed hosts judged by what a request does (network.rules, registries
+  // read-only): the session's proxy ends TLS for them. The registries the
+  // host's tools name: (host without port, kind: npm, pypi, crates, go).
+  bool request_rules = false;
+  std::vector<std::pair<std::string, std::string>> tool_registries;
 };
 
 // The proxy ends TLS for some hosts (logins, the forge): the box trusts the
 // session's CA.
 inline bool EndsTls(const SessionPlan& plan) {
-  return !plan.logins.empty() || !plan.login_files.empty() || !plan.forge.empty();
+  return !plan.logins.empty() || !plan.login_files.empty() || !plan.forge.empty() || plan.request_rules;
 }
 
 // What the shim's first moments need to set the exec gate up: mounts, then

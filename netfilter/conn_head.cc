@@ -6,6 +6,7 @@
 #include "netfilter/http/http.h"
 #include "netfilter/decision_log.h"
 #include "netfilter/server.h"
+#include "netfilter/terminator.h"
 #include "netfilter/tls/tls.h"
 
 namespace corral::netfilter {
@@ -131,6 +132,13 @@ void Loop::Dispatch(Conn& conn) {
   auto rules = shared_->CurrentRules();
   Verdict verdict = DecideHost(*rules, conn.host, conn.port, req.connect ? Method::kConnect : Method::kHttp);
   if (!verdict.allowed) return Refuse(conn, 403, verdict.error, verdict.reason, verdict.hint);
+  if (!req.connect && shared_->logins && shared_->logins->requests &&
+      shared_->logins->requests->RefusesPlainHttp(conn.host.name, conn.port)) {
+    return Refuse(conn, 403, "registry-plain-http",
+                  conn.host.name + " is a package registry, reached over TLS only: plain HTTP would carry "
+                                   "what the box sends in clear",
+                  "allow it with network.allowed_domains: " + conn.host.name + ":" + std::to_string(conn.port));
+  }
 
   if (req.connect) {
     // A client that sent its ClientHello with the CONNECT, not waiting for

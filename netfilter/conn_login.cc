@@ -44,7 +44,8 @@ bool Loop::IsLoginHost(const Conn& conn) const {
   if (!shared_->logins) return false;
   const LoginContext& logins = *shared_->logins;
   return !logins.store->Current()->For(conn.host, conn.port).empty() || logins.endpoints->Covers(conn.host, conn.port) ||
-         (logins.forge && logins.forge->Covers(conn.host.name + ":" + std::to_string(conn.port)));
+         (logins.forge && logins.forge->Covers(conn.host.name + ":" + std::to_string(conn.port))) ||
+         (logins.requests && logins.requests->Covers(conn.host.name, conn.port));
 }
 
 bool Loop::BodyToScan(const Conn& conn) const {

@@ -119,6 +119,14 @@ class Exchanges {
     if (setup_.forge && setup_.forge->Covers(HostPort())) {
       judged = JudgeForge(req);
       if (!judged) return false;  // refused, or the box left
+    } else if (setup_.requests && setup_.requests->Covers(setup_.host.name, setup_.port)) {
+      // A registry, or a host with rules: judged by what the request does.
+      requests::Verdict verdict = setup_.requests->Judge(setup_.host.name, setup_.port, req.method, req.path, req.headers);
+      if (!verdict.rule.empty()) line_.forge_rule = verdict.rule;
+      if (!verdict.allowed) {
+        line_.path = req.path.substr(0, 512);
+        return Refuse(403, "request-rule", verdict.reason);
+      }
     }
     HeadVerdict verdict = ApplyLogins(*table_, mine_, req);
     if (verdict.refused) {

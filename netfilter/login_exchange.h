@@ -14,6 +14,7 @@
 #include "netfilter/decision_log.h"
 #include "base/base.h"
 #include "netfilter/forge/forge.h"
+#include "netfilter/requests/requests.h"
 #include "netfilter/logins/logins.h"
 #include "netfilter/tls/tls.h"
 
@@ -51,6 +52,7 @@ struct ExchangeSetup {
   // The forge's scope (null: this host is no forge's), whether somebody
   // watches (null: nobody), and what was learned from the forge this session.
   const forge::Scope* forge = nullptr;
+  const requests::RequestRules* requests = nullptr;
   std::function<bool()> watching;
   SessionMemo* memo = nullptr;
   // A second connection to the same origin (address, port, TLS as the

@@ -21,6 +21,7 @@
 #include "policy/config/config.h"
 #include "netfilter/forge/forge.h"
 #include "netfilter/logins/logins.h"
+#include "netfilter/requests/requests.h"
 #include "netfilter/rules/rules.h"
 #include "netfilter/tls/tls.h"
 #include "policy/network/network.h"
@@ -68,6 +69,10 @@ struct ProxyConfig {
   // The project's forge (docs/forge.md): its git host and API host get TLS
   // ended and each request judged; empty: none.
   forge::ForgeConfig forge;
+  // Allowed hosts judged by what a request does (network.rules, registries
+  // read-only unless published to): hosts it covers get TLS ended. Unset
+  // (the default): none is judged.
+  std::optional<requests::RequestRulesConfig> requests;
   // Whether somebody watches now (the history rules hold while nobody does);
   // null: nobody ever does. Called from connection threads: thread-safe.
   std::function<bool()> watching;

@@ -52,7 +52,7 @@ Result<ExchangeSetup::OriginLink> DialAgain(const Handoff& h, const LoginContext
 }  // namespace
 
 Result<std::shared_ptr<LoginContext>> LoginContext::Make(const ProxyConfig& config) {
-  if (config.logins.empty() && config.token_endpoints.empty() && config.forge.empty()) {
+  if (config.logins.empty() && config.token_endpoints.empty() && config.forge.empty() && !config.requests) {
     return std::shared_ptr<LoginContext>();
   }
   auto context = std::make_shared<LoginContext>();
@@ -62,6 +62,11 @@ Result<std::shared_ptr<LoginContext>> LoginContext::Make(const ProxyConfig& conf
     context->forge = std::move(*scope);
   }
   context->watching = config.watching;
+  if (config.requests) {
+    auto judged = requests::RequestRules::Make(*config.requests);
+    if (!judged) return judged.error().Context("the request rules");
+    context->requests = std::move(*judged);
+  }
   auto table = LoginTable::Make(config.logins);
   if (!table) return table.error().Context("logins");
   context->store = std::make_unique<LoginStore>(std::move(*table));
@@ -145,6 +150,7 @@ void Terminators::Serve(Handoff& h, Shared& shared) {
   setup.max_head = shared.limits.max_head_bytes;
   setup.log = shared.log;
   setup.forge = logins.forge.get();
+  setup.requests = logins.requests.get();
   setup.watching = logins.watching;
   setup.memo = logins.memo.get();
   setup.dial_origin = [&h, &logins, idle = shared.limits.idle_timeout,

@@ -33,12 +33,13 @@ struct LoginContext {
   std::function<void(const TokenUpdate&)> on_tokens;
   std::unique_ptr<SessionCa> ca;
   std::shared_ptr<const forge::Scope> forge;  // null when the project names no forge
+  std::shared_ptr<const requests::RequestRules> requests;  // null when no host is judged by its requests
   std::function<bool()> watching;
   std::unique_ptr<SessionMemo> memo = std::make_unique<SessionMemo>();
   SslCtxPtr box_ctx, upstream_ctx;
 
-  // Null when `config` has no logins, no token endpoints and no forge: then
-  // no TLS is ever ended.
+  // Null when `config` has no logins, no token endpoints, no forge and no
+  // request rules: then no TLS is ever ended.
   static Result<std::shared_ptr<LoginContext>> Make(const ProxyConfig& config);
 };
 

@@ -33,6 +33,7 @@ struct ProxyOptions {
   std::vector<std::string> hosts_lines;  // a hosts file's lines, as text
   std::string forge_file;                // the forge's scope as JSON (docs/forge.md)
   bool watched = false;                  // somebody watches: the forge's history rules rest
+  bool judge_requests = false;           // registries read-only and network.rules (docs/configuration.md)
 };
 
 // The logins the options name, into `config`; `upstream_text` gets the
@@ -157,6 +158,13 @@ int RunProxy(const ProxyOptions& options, const Globals& globals) {
     config.forge = std::move(*forge);
   }
   if (options.watched) config.watching = [] { return true; };
+  if (options.judge_requests) {
+    netfilter::requests::RequestRulesConfig judged;
+    judged.rules = policy->network.rules;
+    judged.publish = policy->network.publish;
+    judged.allowed_domains = config.rules.allowed_domains;
+    config.requests = std::move(judged);
+  }
   if (!upstream_text.empty()) {
     auto file = TempFile(upstream_text, "upstream-ca");
     if (!file) return Fail(file.error(), 1);
@@ -173,7 +181,7 @@ int RunProxy(const ProxyOptions& options, const Globals& globals) {
     if (!file) return Fail(file.error(), 1);
     hosts_copy = config.hosts_file = *file;
   }
-  if (!options.ca_cert_out.empty() && config.logins.empty() && config.forge.empty()) {
+  if (!options.ca_cert_out.empty() && config.logins.empty() && config.forge.empty() && !config.requests) {
     return Fail(Error("--ca-cert-out: the proxy makes a CA only to hold logins or judge a forge: give "
                       "--logins-env, --logins-file or --forge-file"),
                 kExitUsage);
@@ -288,6 +296,9 @@ void AddProxyCommand(CLI::App& app, Globals& globals) {
   sub->add_option("--forge-file", options->forge_file,
                   "The forge's scope as JSON: git and API hosts, the project's repositories (docs/forge.md)")
       ->check(CLI::ExistingFile);
+  sub->add_flag("--judge-requests", options->judge_requests,
+                "Judge requests to the package registries (read-only unless registries.publish) and to "
+                "hosts with network.rules: their TLS is ended (as a session's proxy does)");
   sub->add_flag("--watched", options->watched,
                 "Somebody watches: pushes are not judged by the forge's history rules (tests, a proxy run by hand)");
   sub->add_option("--ca-cert-out", options->ca_cert_out,

@@ -20,6 +20,17 @@ std::string Unfit(const std::string& host, bool from_url) {
   return "";
 }
 
+// The kind of registry a tool's setting names, from where it was read
+// (~/.npmrc, pip.conf, ~/.cargo/config.toml, GOPROXY, or their variables).
+std::string RegistryKindOf(const std::string& from) {
+  auto has = [&](const char* word) { return from.find(word) != std::string::npos; };
+  if (has("npm") || has("NPM")) return "npm";
+  if (has("pip") || has("PIP")) return "pypi";
+  if (has("cargo") || has("CARGO")) return "crates";
+  if (has("GOPROXY") || has("GOPRIVATE")) return "go";
+  return "";
+}
+
 }  // namespace
 
 void AllowHosts(const PlanInput& input, const std::string& git_config, SessionPlan& plan) {
@@ -78,6 +89,9 @@ void AllowHosts(const PlanInput& input, const std::string& git_config, SessionPl
     }
   }
   for (const auto& [host, from] : input.tool_registries) {
+    if (std::string kind = RegistryKindOf(from); !kind.empty()) {
+      plan.tool_registries.emplace_back(host.substr(0, host.rfind(':')), kind);
+    }
     if (allow(host, "a registry your tools use, from " + from, true)) {
       plan.notes.push_back("registry " + host + " allowed (your tools use it: " + from + ")");
     }

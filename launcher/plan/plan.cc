@@ -274,6 +274,15 @@ void PlanEnvironment(const PlanInput& input, const Place& place, const std::stri
 // ones refused last time that are still not allowed.
 void PlanNetwork(const PlanInput& input, const Place& place, SessionPlan& plan) {
   plan.allowed_domains = input.policy->network.allowed_domains;  // checked when loaded
+  plan.request_rules = true;
+  const auto& network = input.policy->network;
+  plan.notes.push_back("package registries are read-only: installs go, publishing does not" +
+                       std::string(network.publish.empty() ? " (registries.publish opens one)" : "") +
+                       (network.rules.empty() ? "" : "; network.rules: " + std::to_string(network.rules.size()) +
+                                                         (network.rules.size() == 1 ? " rule" : " rules")));
+  for (const std::string& entry : network.publish) {
+    plan.notes.push_back("registries.publish: the box may publish to " + entry);
+  }
   std::string repo = place.git.common_dir.empty() ? place.git.git_dir : place.git.common_dir;
   AllowHosts(input, repo.empty() ? "" : ReadText(repo + "/config"), plan);
   std::map<std::string, std::uint64_t> still_refused;

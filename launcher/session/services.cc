@@ -99,6 +99,16 @@ Result<HostServices> StartServices(const policy::Policy& policy,
     };
     config.upstream_ca_file = UpstreamCaFile(policy, logins.ca_bundle);
     config.forge = ForgeConfig(plan.forge);
+    if (plan.request_rules) {
+      netfilter::requests::RequestRulesConfig judged;
+      judged.rules = policy.network.rules;
+      judged.publish = policy.network.publish;
+      judged.allowed_domains = plan.allowed_domains;
+      for (const auto& [host, kind] : plan.tool_registries) {
+        if (auto named = netfilter::requests::RegistryKindNamed(kind)) judged.registries.push_back({host, *named});
+      }
+      config.requests = std::move(judged);
+    }
     config.watching = Watching(policy.presence);
     auto proxy = netfilter::Proxy::Start(config);
     if (!proxy) {
