@@ -248,8 +248,10 @@ Verdict RequestRules::Judge(std::string_view host, uint16_t port, std::string_vi
   }
   if (registry) return JudgeRegistry(*registry, name, method, target, headers);
   if (!path) return unjudgeable("network.rules");
-  std::string example =
-      name + " " + std::string(method) + " " + std::string(target.substr(0, target.find('?')));
+  // The path as resolved (what a rule is matched against, and what a rule may say).
+  std::string resolved;
+  for (const std::string& segment : *path) resolved += "/" + segment;
+  std::string example = name + " " + std::string(method) + " " + (resolved.empty() ? "/" : resolved);
   return Refused("network.rules",
                  what + " is refused: " + name +
                      " has rules in network.rules "

@@ -355,22 +355,35 @@ class Proxy:
     """One `corral proxy` for a forge on `host`:`server_port`; stopped with SIGTERM."""
 
     def __init__(self, corral, d, name, forge_config, logins_file, server_port, upstream_ca,
-                 watched=False, host=HOST):
+                 watched=False, host=HOST, extra=(), config=None):
+        """forge_config or logins_file None: no --forge-file, no --logins-file.
+        `extra`: more of `corral proxy`'s flags; `config`: a config file's
+        text, given as `corral --config FILE proxy`."""
         self.dir = os.path.join(d, name)
         for sub in ("home", "config", "state"):
             os.makedirs(os.path.join(self.dir, sub))
         self.log = os.path.join(self.dir, "decisions.jsonl")
         self.session_ca = os.path.join(self.dir, "session-ca.pem")
-        forge_file = os.path.join(self.dir, "forge.json")
-        with open(forge_file, "w") as f:
-            json.dump(forge_config, f)
-        args = [corral, "proxy", "--listen", "127.0.0.1:0", "--log", self.log, "--threads", "2",
-                "--hosts-line", f"127.0.0.1 {host}", "--allow", f"{host}:{server_port}",
-                "--allow-address", "127.0.0.1", "--upstream-ca-file", upstream_ca,
-                "--logins-file", logins_file, "--forge-file", forge_file,
-                "--ca-cert-out", self.session_ca]
+        args = [corral]
+        if config is not None:
+            config_file = os.path.join(self.dir, "config.yaml")
+            with open(config_file, "w") as f:
+                f.write(config)
+            args += ["--config", config_file]
+        args += ["proxy", "--listen", "127.0.0.1:0", "--log", self.log, "--threads", "2",
+                 "--hosts-line", f"127.0.0.1 {host}", "--allow", f"{host}:{server_port}",
+                 "--allow-address", "127.0.0.1", "--upstream-ca-file", upstream_ca,
+                 "--ca-cert-out", self.session_ca]
+        if logins_file is not None:
+            args += ["--logins-file", logins_file]
+        if forge_config is not None:
+            forge_file = os.path.join(self.dir, "forge.json")
+            with open(forge_file, "w") as f:
+                json.dump(forge_config, f)
+            args += ["--forge-file", forge_file]
         if watched:
             args.append("--watched")
+        args += list(extra)
         env = {"PATH": os.environ["PATH"], "HOME": os.path.join(self.dir, "home"),
                "XDG_CONFIG_HOME": os.path.join(self.dir, "config"),
                "XDG_STATE_HOME": os.path.join(self.dir, "state")}
