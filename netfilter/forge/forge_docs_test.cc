@@ -11,8 +11,7 @@ namespace corral::netfilter::forge {
 namespace {
 
 std::string DocsPage() {
-  std::string here = __FILE__;
-  std::ifstream in(here.substr(0, here.rfind("/netfilter/")) + "/docs/forge.md");
+  std::ifstream in(std::string(CORRAL_SOURCE_DIR) + "/docs/forge.md");
   std::stringstream text;
   text << in.rdbuf();
   return text.str();

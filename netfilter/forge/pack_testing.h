@@ -20,7 +20,7 @@
 namespace corral::netfilter::forge::pack_testing {
 
 inline std::string ReadPack(const std::string& name) {
-  auto path = std::filesystem::path(__FILE__).parent_path() / "testdata" / "packs" / name;
+  auto path = std::filesystem::path(CORRAL_SOURCE_DIR) / "netfilter" / "forge" / "testdata" / "packs" / name;
   std::ifstream in(path, std::ios::binary);
   if (!in) ADD_FAILURE() << "cannot read " << path;
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
