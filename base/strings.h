@@ -16,6 +16,32 @@ constexpr std::string_view Trim(std::string_view s, std::string_view blanks = " 
   return s.substr(first, s.find_last_not_of(blanks) - first + 1);
 }
 
+// `text` in single quotes for a message: bytes that are not printable ASCII
+// as \xNN, and cut after `shown` bytes, since it may come from anyone.
+inline std::string Quoted(std::string_view text, std::size_t shown = 200) {
+  std::string out = "'";
+  for (std::size_t i = 0; i < text.size() && i < shown; ++i) {
+    auto byte = static_cast<unsigned char>(text[i]);
+    if (byte >= 0x20 && byte < 0x7f) {
+      out += text[i];
+    } else {
+      out += "\\x";
+      out += "0123456789abcdef"[byte >> 4];
+      out += "0123456789abcdef"[byte & 15];
+    }
+  }
+  return out + (text.size() > shown ? "...'" : "'");
+}
+
+// ASCII letters in lower case; other bytes as they are.
+inline std::string AsciiLower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
 // Levenshtein distance, for "did you mean" suggestions.
 inline std::size_t EditDistance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/strings.h"
 #include "netfilter/origin_probe.h"
 
 namespace corral::netfilter {
@@ -33,11 +34,6 @@ std::string Chunk(std::string_view data) {
   out.append(data);
   out.append("\r\n");
   return out;
-}
-
-std::string AsciiLower(std::string s) {
-  for (char& c : s) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-  return s;
 }
 
 std::string Joined(const std::vector<std::string>& names) {

@@ -7,14 +7,14 @@
 #include <vector>
 
 #include "base/result.h"
+#include "base/strings.h"
 #include "policy/network/network.h"
 
 namespace corral::netfilter::requests {
 
-// `text` in quotes for a message: bytes that are not printable ASCII as \xNN,
-// and cut short, since it may come from anyone.
-std::string Quoted(std::string_view text);
-std::string AsciiLower(std::string_view text);
+// Quoted (for messages) and AsciiLower: base's.
+using corral::AsciiLower;
+using corral::Quoted;
 bool EqualsIgnoringCase(std::string_view a, std::string_view b);
 
 // An RFC 9110 token (a method, a header's name): policy/'s.

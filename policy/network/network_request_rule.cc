@@ -10,29 +10,8 @@
 namespace corral::policy {
 namespace {
 
-// `text` in quotes for a message: bytes that are not printable ASCII as \xNN,
-// and cut short, since it may come from anyone.
-std::string Quoted(std::string_view text) {
-  constexpr std::size_t kShown = 120;
-  std::string out = "'";
-  for (std::size_t i = 0; i < text.size() && i < kShown; ++i) {
-    auto byte = static_cast<unsigned char>(text[i]);
-    if (byte >= 0x20 && byte < 0x7f) {
-      out += text[i];
-    } else {
-      out += "\\x";
-      out += "0123456789abcdef"[byte >> 4];
-      out += "0123456789abcdef"[byte & 15];
-    }
-  }
-  return out + (text.size() > kShown ? "...'" : "'");
-}
-
-std::string AsciiLower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-  return out;
-}
+// Rule texts are short: a message quotes 120 bytes of one.
+std::string Quoted(std::string_view text) { return corral::Quoted(text, 120); }
 
 
 constexpr std::string_view kForm =
